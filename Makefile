@@ -1,0 +1,44 @@
+# slotscope: `make run` and `make test` are all the set-up a newcomer needs.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8050
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test bench lint setup system-deps browser-deps clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP) system-deps
+
+# Java 17+ for Spark; installed from Debian when missing.
+system-deps:
+	@command -v java >/dev/null 2>&1 || bash .ci/apt-install openjdk-17-jre-headless
+
+# Chromium and its driver for the browser tests.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 \
+	  || bash .ci/apt-install chromium chromium-driver
+
+run: setup
+	$(VENV)/bin/slotscope dashboard --host $(HOST) --port $(PORT)
+
+test: setup browser-deps
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) -m bench
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check core dashboard tests bench
+	$(VENV)/bin/ruff format --check core dashboard tests bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

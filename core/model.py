@@ -1,0 +1,382 @@
+"""The scenario format: a topology, a cluster and how to run them.
+
+A scenario is one JSON document validated by the pydantic models below; its
+JSON Schema is what ``slotscope schema`` prints. Every field carries its unit
+in its name or description and a documented default. ``load_scenario`` is the
+one entry point: it turns any bad input into a :class:`ScenarioError` whose
+``path`` names the field (``topology.streams[3]``), never a traceback.
+
+Units: CPU time in microseconds (``_us``) or milliseconds (``_ms``), rates in
+tuples per second, sizes in bytes, MB or GB as named, clock in GHz.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+# Size limits: a scenario beyond them is refused with a message naming the
+# field, so one upload cannot exhaust the server (bench uses 10,000 executors
+# on 1,000 nodes, so the limits sit comfortably above that).
+MAX_COMPONENTS = 500
+MAX_EXECUTORS = 50_000
+MAX_NODES = 5_000
+MAX_SLOTS_PER_NODE = 256
+MAX_SCENARIO_BYTES = 2_000_000
+
+ACKER_ID = "__acker"  # Storm's acker component id
+
+Grouping = Literal["shuffle", "fields", "local-or-shuffle", "all", "global"]
+GROUPINGS: tuple[str, ...] = ("shuffle", "fields", "local-or-shuffle", "all", "global")
+
+
+class ScenarioError(ValueError):
+    """Bad input, with the path of the offending field.
+
+    ``str(error)`` is the one line users see: ``topology.streams[3]: unknown
+    component 'cnt'``.
+    """
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Component(_Model):
+    """A spout (source) or bolt (operator) of the topology."""
+
+    id: str = Field(min_length=1, description="Unique component id.")
+    parallelism: int = Field(ge=1, description="Number of executors (threads).")
+    kind: Literal["spout", "bolt"] | None = Field(
+        None, description="spout or bolt; default: spout when it has no input stream."
+    )
+    cpu_us: float = Field(
+        10.0,
+        ge=0,
+        description="CPU time to process one tuple on the reference core, microseconds.",
+    )
+    selectivity: float = Field(
+        1.0, ge=0, description="Tuples emitted per tuple processed (may be fractional or > 1)."
+    )
+    tuple_bytes: int = Field(200, ge=1, description="Size of each emitted tuple, bytes.")
+    cpu_pct: float = Field(
+        10.0, ge=0, description="Declared CPU need (R-Storm), percent of one core."
+    )
+    memory_mb: float = Field(
+        128.0, ge=0, description="Declared on-heap memory need (R-Storm), MB."
+    )
+
+
+class Stream(_Model):
+    """A stream from one component to another, with Storm's grouping."""
+
+    source: str = Field(alias="from", min_length=1, description="Upstream component id.")
+    target: str = Field(alias="to", min_length=1, description="Downstream component id.")
+    grouping: Grouping = Field("shuffle", description="How tuples are routed to executors.")
+    key_skew: float = Field(
+        0.0, ge=0, description="fields grouping: Zipf exponent s of the key popularity (0 = uniform)."
+    )
+    keys: int = Field(10_000, ge=1, description="fields grouping: number of distinct keys.")
+
+
+class Topology(_Model):
+    name: str = Field("topology", description="Topology name.")
+    workers: int | None = Field(
+        None, ge=1, description="Worker slots requested (W); default: number of nodes."
+    )
+    ackers: int = Field(
+        0,
+        ge=0,
+        description="Storm acker executors (__acker), fed by every component; 0 = none.",
+    )
+    acker_cpu_us: float = Field(1.0, ge=0, description="Acker CPU per ack, microseconds.")
+    components: list[Component] = Field(min_length=1)
+    streams: list[Stream] = Field(default_factory=list)
+
+
+class Node(_Model):
+    """A machine (Storm supervisor)."""
+
+    id: str = Field(min_length=1)
+    cores: int = Field(gt=0, description="Cores per socket.")
+    ghz: float = Field(gt=0, description="Clock, GHz.")
+    slots: int = Field(ge=0, le=MAX_SLOTS_PER_NODE, description="Worker slots offered.")
+    sockets: int = Field(1, ge=1, description="CPU sockets.")
+    flops_per_cycle: float = Field(16, gt=0, description="Double-precision FLOPs per cycle per core.")
+    ram_gb: float = Field(16, gt=0, description="Memory, GB.")
+    rack: str = Field("default", description="Rack name.")
+    type: str | None = Field(None, description="Node type: key into per-type profiling data.")
+    nic_gbps: float | None = Field(
+        None, gt=0, description="NIC bandwidth, Gbit/s; default: network.bandwidth_gbps."
+    )
+
+
+class Cluster(_Model):
+    nodes: list[Node] = Field(min_length=1)
+
+
+class Workload(_Model):
+    rate: float = Field(
+        1000.0, gt=0, description="Offered input rate per spout component, tuples/s."
+    )
+    service_cv: float = Field(
+        1.0, ge=0, description="Coefficient of variation of service times (1 = exponential)."
+    )
+
+
+class TypeProfile(_Model):
+    """Measured cost of one component on one node type (Nasiri et al.)."""
+
+    e_ms: float = Field(ge=0, description="Average execution time of one tuple, ms.")
+    met_pct: float = Field(0.0, ge=0, description="Fixed CPU overhead, percent of the machine.")
+
+
+class Profiling(_Model):
+    reference_ghz: float = Field(
+        3.0, gt=0, description="Clock of the reference core on which cpu_us is measured, GHz."
+    )
+    reference_flops_per_cycle: float = Field(
+        16, gt=0, description="FLOPs per cycle of the reference core."
+    )
+    per_type: dict[str, dict[str, TypeProfile]] = Field(
+        default_factory=dict,
+        description="component id -> node type -> measured cost; overrides cpu_us there.",
+    )
+
+
+class Network(_Model):
+    """Transfer costs (Storm defaults.yaml, Storm 2.0 notes, datacenter latency tables)."""
+
+    intra_worker_us: float = Field(1.0, ge=0, description="Hand-off inside one worker, us.")
+    inter_worker_us: float = Field(100.0, ge=0, description="Between workers of one node, us.")
+    inter_node_us: float = Field(250.0, ge=0, description="Between nodes, one way, us.")
+    serialize_us: float = Field(2.0, ge=0, description="CPU to serialise a 200 B tuple, us.")
+    deserialize_us: float = Field(3.0, ge=0, description="CPU to deserialise a 200 B tuple, us.")
+    bandwidth_gbps: float = Field(1.0, gt=0, description="Default NIC bandwidth, Gbit/s.")
+    worker_heap_mb: float = Field(768.0, gt=0, description="Worker JVM max heap, MB.")
+    executor_memory_mb: float = Field(128.0, ge=0, description="Memory per executor, MB.")
+    same_rack_us: float | None = Field(
+        None, ge=0, description="Between nodes of one rack, us; default inter_node_us."
+    )
+
+
+class ExecutorFlow(_Model):
+    source: str = Field(alias="from", description="Sending executor id, e.g. 'split#0'.")
+    target: str = Field(alias="to", description="Receiving executor id.")
+    rate: float = Field(ge=0, description="Tuples per second.")
+
+
+class Observations(_Model):
+    """Runtime measurements of a previous run (Aniello online, TOSS)."""
+
+    traffic: list[ExecutorFlow] = Field(
+        default_factory=list, description="Executor-to-executor tuple rates, tuples/s."
+    )
+    executor_load_hz: dict[str, float] = Field(
+        default_factory=dict, description="CPU load of each executor, Hz (cycles per second)."
+    )
+    node_cpu_util: dict[str, float] = Field(
+        default_factory=dict, description="CPU utilisation of each node, 0..1."
+    )
+
+
+class Scenario(_Model):
+    """One topology on one cluster, with its workload and cost model."""
+
+    name: str = Field("scenario", description="Scenario name.")
+    description: str = Field("", description="What the scenario shows and where it comes from.")
+    topology: Topology
+    cluster: Cluster
+    workload: Workload = Field(default_factory=Workload)
+    profiling: Profiling = Field(default_factory=Profiling)
+    network: Network = Field(default_factory=Network)
+    observations: Observations | None = None
+
+    @property
+    def workers(self) -> int:
+        """W: the requested worker count (default: one per node)."""
+        return self.topology.workers or len(self.cluster.nodes)
+
+    def component(self, component_id: str) -> Component:
+        for c in self.topology.components:
+            if c.id == component_id:
+                return c
+        raise KeyError(component_id)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The scenario as a JSON-ready dict (aliases, no unset optionals)."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def scenario_schema() -> dict[str, Any]:
+    """JSON Schema of the scenario format."""
+    schema = Scenario.model_json_schema(by_alias=True)
+    schema["title"] = "slotscope scenario"
+    return schema
+
+
+# --------------------------------------------------------------------------
+# Loading and validation
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _first_error(err: ValidationError) -> ScenarioError:
+    e = err.errors(include_url=False)[0]
+    loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    msg = e["msg"]
+    if e["type"] == "missing":
+        msg = "required field is missing"
+    elif e["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif "input" in e and not isinstance(e["input"], dict | list):
+        msg = f"{msg[0].lower()}{msg[1:]} (got {e['input']!r})"
+    else:
+        msg = f"{msg[0].lower()}{msg[1:]}"
+    return ScenarioError(_path(loc), msg)
+
+
+def _check_topology(topo: Topology) -> None:
+    if len(topo.components) > MAX_COMPONENTS:
+        raise ScenarioError(
+            "topology.components", f"{len(topo.components)} components, the limit is {MAX_COMPONENTS}"
+        )
+    index: dict[str, int] = {}
+    for i, c in enumerate(topo.components):
+        if c.id in index:
+            raise ScenarioError(f"topology.components[{i}].id", f"duplicate component id '{c.id}'")
+        if c.id == ACKER_ID:
+            raise ScenarioError(
+                f"topology.components[{i}].id", f"'{ACKER_ID}' is reserved: use topology.ackers"
+            )
+        index[c.id] = i
+    executors = sum(c.parallelism for c in topo.components) + topo.ackers
+    if executors > MAX_EXECUTORS:
+        raise ScenarioError(
+            "topology.components", f"{executors} executors in all, the limit is {MAX_EXECUTORS}"
+        )
+    seen: set[tuple[str, str]] = set()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(index)
+    for i, s in enumerate(topo.streams):
+        for field, cid in (("from", s.source), ("to", s.target)):
+            if cid not in index:
+                raise ScenarioError(f"topology.streams[{i}]", f"unknown component '{cid}' in '{field}'")
+        if s.source == s.target:
+            raise ScenarioError(f"topology.streams[{i}]", f"stream from '{s.source}' to itself")
+        if (s.source, s.target) in seen:
+            raise ScenarioError(
+                f"topology.streams[{i}]", f"duplicate stream '{s.source}' -> '{s.target}'"
+            )
+        seen.add((s.source, s.target))
+        graph.add_edge(s.source, s.target)
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        cycle = None
+    if cycle:
+        names = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+        raise ScenarioError("topology.streams", f"the topology has a cycle: {names}")
+    for i, c in enumerate(topo.components):
+        has_input = graph.in_degree(c.id) > 0
+        if c.kind == "spout" and has_input:
+            raise ScenarioError(f"topology.components[{i}].kind", f"spout '{c.id}' has an input stream")
+        if c.kind == "bolt" and not has_input:
+            raise ScenarioError(f"topology.components[{i}].kind", f"bolt '{c.id}' has no input stream")
+
+
+def _check_cluster(cluster: Cluster) -> None:
+    if len(cluster.nodes) > MAX_NODES:
+        raise ScenarioError("cluster.nodes", f"{len(cluster.nodes)} nodes, the limit is {MAX_NODES}")
+    seen: set[str] = set()
+    for i, n in enumerate(cluster.nodes):
+        if n.id in seen:
+            raise ScenarioError(f"cluster.nodes[{i}].id", f"duplicate node id '{n.id}'")
+        seen.add(n.id)
+    if sum(n.slots for n in cluster.nodes) == 0:
+        raise ScenarioError("cluster.nodes", "no node offers a worker slot")
+
+
+def _check_references(sc: Scenario) -> None:
+    ids = {c.id for c in sc.topology.components}
+    for cid in sc.profiling.per_type:
+        if cid not in ids:
+            raise ScenarioError(f"profiling.per_type.{cid}", f"unknown component '{cid}'")
+
+
+def validate_scenario(data: Mapping[str, Any] | Scenario) -> Scenario:
+    """Validate a scenario given as a dict (parsed JSON) or a model.
+
+    Raises
+    ------
+    ScenarioError
+        The first problem found, with the path of the field.
+    """
+    if isinstance(data, Scenario):
+        sc = data
+    else:
+        if not isinstance(data, Mapping):
+            raise ScenarioError("", "a scenario must be a JSON object")
+        try:
+            sc = Scenario.model_validate(dict(data))
+        except ValidationError as err:
+            raise _first_error(err) from None
+    _check_topology(sc.topology)
+    _check_cluster(sc.cluster)
+    _check_references(sc)
+    return sc
+
+
+def parse_scenario(text: str | bytes, source: str = "scenario") -> Scenario:
+    """Parse and validate scenario JSON text."""
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(source, f"{len(text)} bytes, the limit is {MAX_SCENARIO_BYTES}")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ScenarioError(source, f"not valid JSON ({err})") from None
+    return validate_scenario(data)
+
+
+def load_scenario(ref: str) -> Scenario:
+    """A scenario from a preset name or a JSON file path."""
+    from core.presets import PRESETS, preset
+
+    if ref in PRESETS:
+        return preset(ref)
+    path = Path(ref)
+    if not path.exists():
+        raise ScenarioError(
+            ref, "no such file or preset (see 'slotscope presets' for the built-in ones)"
+        )
+    if path.is_dir():
+        raise ScenarioError(ref, "is a directory, not a scenario file")
+    return parse_scenario(path.read_bytes(), source=ref)
+
+
+def with_changes(scenario: Scenario, **changes: Any) -> Scenario:
+    """A validated copy of ``scenario`` with top-level fields replaced."""
+    data = scenario.to_json_dict()
+    for key, value in changes.items():
+        data[key] = value.model_dump(by_alias=True, exclude_none=True, mode="json") if isinstance(
+            value, BaseModel
+        ) else value
+    return validate_scenario(data)
