@@ -1,0 +1,7 @@
+"""``python -m core``: the slotscope command line."""
+
+import sys
+
+from core.cli import main
+
+sys.exit(main())

@@ -1,0 +1,265 @@
+"""The ``slotscope`` command line (also ``python -m core``).
+
+Every command takes a scenario as a JSON file path or a preset name. With
+``--json`` it prints one JSON document on stdout and nothing else. Bad input
+exits with status 2 and one line on stderr naming what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from core.model import Scenario, ScenarioError, load_scenario, scenario_schema
+from core.report import schedule_document, schedule_table
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """A bad command line: one line for stderr."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _print_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+
+
+def _parse_params(items: Sequence[str]) -> dict[str, str]:
+    params = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--param {item!r}: expected K=V")
+        params[key.strip()] = value.strip()
+    return params
+
+
+# --------------------------------------------------------------------------
+# commands
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    from core.presets import PRESETS
+
+    rows = [{"name": name, "description": desc} for name, (desc, _) in PRESETS.items()]
+    if args.json:
+        _print_json(rows)
+    else:
+        width = max(len(r["name"]) for r in rows)
+        for r in rows:
+            print(f"{r['name']:<{width}}  {r['description']}")
+    return 0
+
+
+def cmd_preset(args: argparse.Namespace) -> int:
+    from core.presets import preset_json
+
+    _print_json(preset_json(args.name))
+    return 0
+
+
+def cmd_schedulers(args: argparse.Namespace) -> int:
+    from core.schedulers import SCHEDULERS
+
+    rows = [
+        {
+            "id": spec.id,
+            "name": spec.name,
+            "paper": spec.paper,
+            "summary": spec.summary,
+            "parameters": [
+                {
+                    "name": p.name,
+                    "default": p.default,
+                    "description": p.description,
+                    "type": p.kind if isinstance(p.kind, str) else p.kind.__name__,
+                    "minimum": p.minimum,
+                    "maximum": p.maximum,
+                }
+                for p in spec.params
+            ],
+        }
+        for spec in SCHEDULERS.values()
+    ]
+    if args.json:
+        _print_json(rows)
+        return 0
+    for r in rows:
+        params = ", ".join(f"{p['name']}={p['default']}" for p in r["parameters"]) or "-"
+        print(f"{r['id']:<16} {r['name']}\n{'':<16} {r['paper']}\n{'':<16} parameters: {params}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    _print_json(scenario_schema())
+    return 0
+
+
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from core.schedulers import run_scheduler
+
+    scenario = load_scenario(args.scenario)
+    schedule = run_scheduler(scenario, args.scheduler, _parse_params(args.param))
+    doc = schedule_document(scenario, schedule)
+    if args.json:
+        _print_json(doc)
+    else:
+        print(schedule_table(doc, verbose=args.verbose))
+    return 0
+
+
+def _progress_bar(done: int, total: int) -> None:
+    width = 30
+    filled = int(width * done / max(total, 1))
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from core.comparison import check_settings, results_table, scheduler_list
+
+    scenario: Scenario = load_scenario(args.scenario)
+    schedulers = scheduler_list(args.scheduler or ["all"])
+    rates = args.rate or [scenario.workload.rate]
+    check_settings(rates=rates, replicas=args.replicas, tuples=args.tuples)
+
+    from core import spark
+
+    progress = _progress_bar if sys.stderr.isatty() and not args.json else None
+    doc = spark.run_comparison(
+        scenario,
+        [(s, {}) for s in schedulers],
+        rates=rates,
+        replicas=args.replicas,
+        tuples=args.tuples,
+        seed=args.seed,
+        master=args.master,
+        progress=progress,
+    )
+    if args.json:
+        _print_json(doc)
+    elif args.csv:
+        write_csv(doc["results"], args.csv)
+        print(f"wrote {len(doc['results'])} results to {args.csv}")
+    else:
+        print(results_table(doc))
+    return 0
+
+
+def write_csv(results: list[dict[str, Any]], path: str) -> None:
+    from core.comparison import flatten_result
+
+    rows = [flatten_result(r) for r in results]
+    buf = io.StringIO()
+    fields = list(rows[0]) if rows else []
+    for r in rows:
+        fields += [k for k in r if k not in fields]
+    writer = csv.DictWriter(buf, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    if path == "-":
+        sys.stdout.write(buf.getvalue())
+    else:
+        with open(path, "w", newline="") as fh:
+            fh.write(buf.getvalue())
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from dashboard.app import run
+
+    run(host=args.host, port=args.port, master=args.master)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# parser and entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="slotscope", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("presets", help="list the built-in scenarios")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_presets)
+
+    p = sub.add_parser("preset", help="print a preset's scenario JSON")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_preset)
+
+    p = sub.add_parser("schedulers", help="list schedulers: id, name, paper, parameters")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_schedulers)
+
+    p = sub.add_parser("schema", help="JSON Schema of the scenario format")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("schedule", help="place a scenario's executors with one scheduler")
+    p.add_argument("scenario", help="scenario JSON file or preset name")
+    p.add_argument("--scheduler", required=True, help="scheduler id (see 'slotscope schedulers')")
+    p.add_argument("--param", action="append", default=[], metavar="K=V")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", "-v", action="store_true", help="also list every decision")
+    p.set_defaults(func=cmd_schedule)
+
+    p = sub.add_parser("simulate", help="simulate schedulers' placements as a Spark job")
+    p.add_argument("scenario", help="scenario JSON file or preset name")
+    p.add_argument("--scheduler", action="append", metavar="ID|all")
+    p.add_argument("--rate", action="append", type=float, metavar="R", help="offered rate, tuples/s")
+    p.add_argument("--replicas", type=int, default=1)
+    p.add_argument("--tuples", type=int, default=100_000, help="spout tuples per replica")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--csv", metavar="FILE")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("dashboard", help="start the web dashboard")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8050)
+    p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.set_defaults(func=cmd_dashboard)
+    return parser
+
+
+def _bad_input(message: str) -> int:
+    sys.stderr.write(f"slotscope: {message}\n")
+    return EXIT_BAD_INPUT
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from core.comparison import SettingsError
+    from core.schedulers import SchedulerError
+
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except UsageError as err:
+        return _bad_input(str(err))
+    except (ScenarioError, SchedulerError, SettingsError) as err:
+        return _bad_input(str(err))
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return _bad_input("interrupted")
+    except Exception as err:  # the one place that turns any failure into one line
+        from core.comparison import explain_failure
+
+        return _bad_input(explain_failure(err))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""A comparison: schedulers x offered rates x replicas, as plain tasks.
+
+Everything a Spark task runs lives here, as plain Python the tests and the
+dashboard call directly: :func:`comparison_tasks` lists the tasks,
+:func:`run_task` runs one (scheduler, then simulation) and returns one result
+row of the ``simulate --json`` contract. ``core.spark`` only ships these.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.model import Scenario, parse_scenario, with_changes
+
+MAX_RATES = 64
+MAX_REPLICAS = 32
+MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
+NEEDS_OBSERVATIONS = ("aniello-online", "toss")  # fed from a simulation of `even` when absent
+
+
+class SettingsError(ValueError):
+    """A bad simulation setting (rate, replicas, tuples, master); names it."""
+
+
+def check_settings(rates: Sequence[float], replicas: int, tuples: int) -> None:
+    """Refuse settings outside what a simulation can honour."""
+    if not rates:
+        raise SettingsError("--rate: give at least one offered rate")
+    if len(rates) > MAX_RATES:
+        raise SettingsError(f"--rate: {len(rates)} rates, the limit is {MAX_RATES}")
+    for r in rates:
+        if not (isinstance(r, int | float) and math.isfinite(r) and r > 0):
+            raise SettingsError(f"--rate: {r!r} is not a positive number of tuples/s")
+    if not 1 <= replicas <= MAX_REPLICAS:
+        raise SettingsError(f"--replicas: {replicas} is outside [1, {MAX_REPLICAS}]")
+    if not 1_000 <= tuples <= MAX_TUPLES:
+        raise SettingsError(f"--tuples: {tuples} is outside [1000, {MAX_TUPLES}]")
+
+
+def scheduler_list(requested: Sequence[str]) -> list[str]:
+    """Expand ``all`` and check every id against the registry, keeping order."""
+    from core.schedulers import SCHEDULERS, get_scheduler
+
+    out: list[str] = []
+    for sid in requested:
+        ids = [s for s in SCHEDULERS if s != "optimal"] if sid == "all" else [sid]
+        for s in ids:
+            get_scheduler(s)
+            if s not in out:
+                out.append(s)
+    return out
+
+
+def comparison_tasks(
+    scenario: Scenario,
+    schedulers: Sequence[tuple[str, Mapping[str, Any]]],
+    rates: Sequence[float],
+    replicas: int = 1,
+    tuples: int = 100_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """One JSON-ready task per (scheduler, rate, replica)."""
+    text = json.dumps(scenario.to_json_dict(), sort_keys=True)
+    return [
+        {
+            "scenario": text,
+            "scheduler": sid,
+            "params": dict(params),
+            "rate": float(rate),
+            "replica": replica,
+            "tuples": tuples,
+            "seed": seed,
+        }
+        for sid, params in schedulers
+        for rate in rates
+        for replica in range(replicas)
+    ]
+
+
+@functools.lru_cache(maxsize=8)
+def _scenario(text: str) -> Scenario:
+    return parse_scenario(text)
+
+
+def with_observations(scenario: Scenario, rate: float) -> Scenario:
+    """The scenario with runtime observations from simulating `even`'s placement."""
+    from core.schedulers import run_scheduler
+    from core.simulator import observe
+
+    if scenario.observations is not None and scenario.observations.traffic:
+        return scenario
+    current = run_scheduler(scenario, "even")
+    return with_changes(scenario, observations=observe(scenario, current, rate))
+
+
+def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
+    """Schedule and simulate one task; one result row (never raises for a failed placement)."""
+    from core.schedulers import run_scheduler
+    from core.simulator import simulate
+
+    scenario = _scenario(task["scenario"])
+    if task["scheduler"] in NEEDS_OBSERVATIONS:
+        scenario = with_observations(scenario, task["rate"])
+    schedule = run_scheduler(scenario, task["scheduler"], task["params"])
+    if not schedule.ok:
+        return {
+            "scheduler": task["scheduler"],
+            "rate": task["rate"],
+            "replica": task["replica"],
+            "status": schedule.status.value,
+            "message": schedule.message,
+            "placement_ms": schedule.elapsed_ms,
+        }
+    row = simulate(
+        scenario,
+        schedule,
+        rate=task["rate"],
+        replica=task["replica"],
+        tuples=task["tuples"],
+        seed=task["seed"],
+    )
+    return {**row, "status": "ok"}
+
+
+def sort_results(rows: list[dict[str, Any]], order: Sequence[str]) -> list[dict[str, Any]]:
+    rank = {s: i for i, s in enumerate(order)}
+    return sorted(rows, key=lambda r: (rank.get(r["scheduler"], 99), r["rate"], r["replica"]))
+
+
+def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``)."""
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten_result(value, prefix=f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def results_table(doc: Mapping[str, Any]) -> str:
+    """A readable table of a comparison."""
+    headers = ["scheduler", "rate", "rep", "throughput", "sinks/s", "R*", "p50 ms", "p99 ms",
+               "nodes", "slots", "inter-node/s", "bottleneck"]
+    rows = []
+    for r in doc["results"]:
+        if r.get("status", "ok") != "ok":
+            rows.append([r["scheduler"], f"{r['rate']:g}", r["replica"], r["status"], "", "", "",
+                         "", "", "", "", r.get("message", "")[:40]])
+            continue
+        lat = r["latency_ms"]
+        rows.append([
+            r["scheduler"], f"{r['rate']:g}", r["replica"], f"{r['throughput']:.0f}",
+            f"{r['sink_throughput']:.0f}", f"{r['max_rate']:.0f}" + (" SAT" if r["saturated"] else ""),
+            f"{lat['p50']:.2f}", f"{lat['p99']:.2f}", r["nodes_used"], r["slots_used"],
+            f"{r['traffic']['inter_node']:.0f}", r["bottleneck"],
+        ])
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    eng = doc["engine"]
+    lines.append(f"\n{eng['tasks']} tasks on {eng['master']} in {eng['wall_s']:.2f} s")
+    return "\n".join(lines)
+
+
+def explain_failure(err: BaseException) -> str:
+    """One line for an unexpected failure (the CLI never prints a traceback)."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__

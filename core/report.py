@@ -1,0 +1,121 @@
+"""A schedule as the ``schedule --json`` document and as a readable table."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks, processing_speed
+from core.metrics import placement_metrics
+from core.model import Scenario
+from core.schedulers import Schedule
+from core.topology import build_graph, index_of
+
+
+def schedule_document(scenario: Scenario, schedule: Schedule) -> dict[str, Any]:
+    """The ``slotscope schedule --json`` document (DESIGN.md contract).
+
+    ``computation_power`` uses the scheduler's ``alpha`` when it has one,
+    else TOP-Storm's default 0.8.
+    """
+    alpha = float(schedule.params.get("alpha", DEFAULT_ALPHA))
+    nodes = scenario.cluster.nodes
+    ranks = power_ranks(nodes, alpha)
+    slots_per_node: dict[str, set[int]] = defaultdict(set)
+    for a in schedule.assignments:
+        slots_per_node[a.node].add(a.slot)
+    metrics: dict[str, Any]
+    if schedule.assignments:
+        graph = build_graph(scenario, schedule.parallelism)
+        metrics = placement_metrics(graph, schedule.placement()).as_dict()
+    else:
+        metrics = {
+            "nodes_used": 0,
+            "slots_used": 0,
+            "cohesion": 0.0,
+            "coupling": 0.0,
+            "inter_node_streams": 0,
+            "inter_worker_streams": 0,
+            "intra_worker_streams": 0,
+            "executors_per_slot": {},
+        }
+    return {
+        "scheduler": schedule.scheduler,
+        "status": schedule.status.value,
+        "params": dict(schedule.params),
+        "parallelism": dict(schedule.parallelism),
+        "assignments": [
+            {"executor": a.executor, "component": a.component, "node": a.node, "slot": a.slot}
+            for a in schedule.assignments
+        ],
+        "nodes": [
+            {
+                "id": n.id,
+                "processing_speed": round(processing_speed(n), 6),
+                "computation_power": round(computation_power(n, alpha), 6),
+                "power_rank": ranks[n.id],
+                "slots_used": len(slots_per_node.get(n.id, ())),
+            }
+            for n in nodes
+        ],
+        "metrics": metrics,
+        "decisions": list(schedule.decisions),
+        "elapsed_ms": round(schedule.elapsed_ms, 3),
+        "message": schedule.message,
+        "details": dict(schedule.details),
+    }
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    cells = [[str(c) for c in r] for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+    return "\n".join(out)
+
+
+def _executor_key(ex: str) -> tuple[str, int]:
+    return ex.rsplit("#", 1)[0], index_of(ex)
+
+
+def schedule_table(doc: dict[str, Any], verbose: bool = False) -> str:
+    """A readable rendering of a schedule document."""
+    m = doc["metrics"]
+    head = (
+        f"{doc['scheduler']}: {doc['status']}  "
+        f"({len(doc['assignments'])} executors on {m['nodes_used']} nodes, "
+        f"{m['slots_used']} slots, {doc['elapsed_ms']:.2f} ms)"
+    )
+    parts = [head]
+    if doc["message"]:
+        parts.append(doc["message"])
+    by_slot: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for a in doc["assignments"]:
+        by_slot[(a["node"], a["slot"])].append(a["executor"])
+    rows = [
+        [node, slot, len(ex), " ".join(sorted(ex, key=_executor_key))]
+        for (node, slot), ex in sorted(by_slot.items())
+    ]
+    if rows:
+        parts += ["", _table(["node", "slot", "executors", "placed"], rows)]
+    node_rows = [
+        [n["id"], n["power_rank"], f"{n['processing_speed']:.1f}", f"{n['computation_power']:.1f}",
+         n["slots_used"]]
+        for n in doc["nodes"]
+    ]
+    parts += ["", _table(["node", "rank", "GFLOP/s", "power", "slots used"], node_rows)]
+    parts += [
+        "",
+        f"cohesion {m['cohesion']:.3f}  coupling {m['coupling']:.3f}  "
+        f"edges: {m['intra_worker_streams']} intra-worker, "
+        f"{m['inter_worker_streams']} inter-worker, {m['inter_node_streams']} inter-node",
+    ]
+    if doc["details"]:
+        parts.append("details: " + ", ".join(f"{k}={v}" for k, v in doc["details"].items()))
+    decisions = doc["decisions"]
+    if verbose:
+        parts += ["", "decisions:"] + [f"  {d}" for d in decisions]
+    elif decisions:
+        parts += ["", f"{len(decisions)} decisions (--verbose lists them), first: {decisions[0]}"]
+    return "\n".join(parts)

@@ -1,0 +1,254 @@
+"""The Spark job runner: the only module of ``core`` that imports pyspark.
+
+One lazily created SparkSession per process (master from the argument, else
+``SLOTSCOPE_SPARK_MASTER``, else ``local[*]``; Spark's UI off, logs quiet,
+bound to 127.0.0.1). A comparison is one job: one task per (scheduler, rate,
+replica), each running :func:`core.comparison.run_task`; results come back as
+a DataFrame, then plain rows. Progress comes from Spark's status tracker and
+cancellation goes through the job group. ``core`` is shipped to executors as
+a zip, so a real cluster runs the same code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from core.comparison import SettingsError, comparison_tasks, run_task, sort_results
+from core.model import Scenario
+
+DEFAULT_MASTER = "local[*]"
+MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
+PROGRESS_POLL_S = 0.2
+MASTER_CONNECT_TIMEOUT_S = 3.0
+
+
+class SparkUnavailable(RuntimeError):
+    """Spark cannot start here (no Java, unreachable master); one line says why."""
+
+
+class JobCancelled(RuntimeError):
+    """The job group was cancelled."""
+
+
+class _Holder:
+    """The process's one SparkSession, created on first use, never at import."""
+
+    lock = threading.RLock()
+    session: Any = None
+    master: str | None = None
+    cancelled: set[str] = set()
+
+
+def resolve_master(master: str | None = None) -> str:
+    return master or os.environ.get(MASTER_ENV) or DEFAULT_MASTER
+
+
+def _check_java() -> None:
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") or (java_home and Path(java_home, "bin", "java").exists()):
+        return
+    raise SparkUnavailable(
+        "Java 17+ is needed for Spark and was not found: "
+        "apt-get install openjdk-17-jre-headless (or set JAVA_HOME)"
+    )
+
+
+def _check_master_reachable(master: str) -> None:
+    if not master.startswith("spark://"):
+        return
+    for hostport in master[len("spark://"):].split(","):
+        url = urlparse(f"spark://{hostport}")
+        try:
+            with socket.create_connection(
+                (url.hostname or "", url.port or 7077), timeout=MASTER_CONNECT_TIMEOUT_S
+            ):
+                return
+        except OSError as err:
+            reason = err.strerror or str(err)
+    raise SettingsError(f"--master {master}: cannot reach the Spark master ({reason})")
+
+
+def _core_zip() -> str:
+    """A zip of the ``core`` package for executors on other machines."""
+    src = Path(__file__).resolve().parent
+    target = Path(tempfile.gettempdir()) / f"slotscope-core-{os.getpid()}.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(src.rglob("*.py")):
+            zf.write(path, Path("core") / path.relative_to(src))
+    return str(target)
+
+
+def get_session(master: str | None = None):
+    """The process's SparkSession, created on first call (or when the master changes)."""
+    wanted = resolve_master(master)
+    with _Holder.lock:
+        if _Holder.session is not None and _Holder.master == wanted:
+            return _Holder.session
+        if _Holder.session is not None:
+            _Holder.session.stop()
+            _Holder.session = None
+        _check_java()
+        _check_master_reachable(wanted)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        from pyspark.sql import SparkSession
+
+        builder = (
+            SparkSession.builder.master(wanted)
+            .appName("slotscope")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.python.worker.reuse", "true")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+        )
+        try:
+            session = builder.getOrCreate()
+        except Exception as err:
+            raise SparkUnavailable(f"Spark did not start on {wanted}: {_first_line(err)}") from None
+        session.sparkContext.setLogLevel("ERROR")
+        if not wanted.startswith("local"):
+            session.sparkContext.addPyFile(_core_zip())
+        _Holder.session, _Holder.master = session, wanted
+        return session
+
+
+def stop_session() -> None:
+    with _Holder.lock:
+        if _Holder.session is not None:
+            _Holder.session.stop()
+        _Holder.session, _Holder.master = None, None
+
+
+def engine_info(session=None) -> dict[str, Any]:
+    sc = (session or get_session()).sparkContext
+    return {
+        "master": sc.master,
+        "spark_version": sc.version,
+        "default_parallelism": sc.defaultParallelism,
+    }
+
+
+def _first_line(err: BaseException) -> str:
+    """The telling line of an error: a Python task's own exception when there is one."""
+    text = str(err).strip()
+    if not text:
+        return type(err).__name__
+    raised = re.findall(r"^(\w+(?:Error|Exception): .+)$", text, flags=re.MULTILINE)
+    python = [line for line in raised if not line.startswith(("org.", "java.", "Py4J"))]
+    return python[-1] if python else text.splitlines()[0]
+
+
+def _progress(sc, group: str) -> tuple[int, int]:
+    tracker = sc.statusTracker()
+    done = total = 0
+    for job_id in tracker.getJobIdsForGroup(group):
+        job = tracker.getJobInfo(job_id)
+        for stage_id in job.stageIds if job else ():
+            stage = tracker.getStageInfo(stage_id)
+            if stage:
+                done += stage.numCompletedTasks
+                total += stage.numTasks
+    return done, total
+
+
+def cancel(job_group: str) -> None:
+    """Cancel a running comparison by its job group."""
+    with _Holder.lock:
+        _Holder.cancelled.add(job_group)
+        if _Holder.session is not None:
+            _Holder.session.sparkContext.cancelJobGroup(job_group)
+
+
+def _run_job(session, tasks: list[dict[str, Any]], group: str) -> list[dict[str, Any]]:
+    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType
+
+    sc = session.sparkContext
+    sc.setJobGroup(group, "slotscope comparison", interruptOnCancel=True)
+    try:
+        rdd = sc.parallelize(tasks, numSlices=len(tasks)).map(
+            lambda t: (t["scheduler"], t["rate"], t["replica"], json.dumps(run_task(t)))
+        )
+        schema = StructType([
+            StructField("scheduler", StringType()),
+            StructField("rate", DoubleType()),
+            StructField("replica", IntegerType()),
+            StructField("result", StringType()),
+        ])
+        frame = session.createDataFrame(rdd, schema)
+        return [json.loads(row["result"]) for row in frame.collect()]
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+
+
+def run_comparison(
+    scenario: Scenario,
+    schedulers: Sequence[tuple[str, Mapping[str, Any]]],
+    rates: Sequence[float],
+    replicas: int = 1,
+    tuples: int = 100_000,
+    seed: int = 0,
+    master: str | None = None,
+    job_group: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run a comparison as one Spark job; ``{"engine": {...}, "results": [...]}``.
+
+    Raises
+    ------
+    JobCancelled
+        :func:`cancel` was called with this job group.
+    SparkUnavailable
+        Spark cannot start (no Java, bad master).
+    """
+    session = get_session(master)
+    tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
+    group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["rows"] = _run_job(session, tasks, group)
+        except BaseException as err:  # handed to the caller's thread below
+            outcome["error"] = err
+
+    start = time.perf_counter()
+    worker = threading.Thread(target=work, name=f"spark-{group}", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(PROGRESS_POLL_S)
+        if progress is not None:
+            done, total = _progress(session.sparkContext, group)
+            progress(min(done, len(tasks)), len(tasks))
+    wall_s = time.perf_counter() - start
+    with _Holder.lock:
+        was_cancelled = group in _Holder.cancelled
+        _Holder.cancelled.discard(group)
+    if was_cancelled:
+        raise JobCancelled(f"job {group} was cancelled")
+    if "error" in outcome:
+        raise SparkUnavailable(f"the Spark job failed: {_first_line(outcome['error'])}")
+    if progress is not None:
+        progress(len(tasks), len(tasks))
+    order = [s for s, _ in schedulers]
+    return {
+        "engine": {**engine_info(session), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
+        "results": sort_results(outcome["rows"], order),
+    }

@@ -1,0 +1,172 @@
+"""The scenario format: defaults, validation messages naming the field, schema."""
+
+import json
+
+import pytest
+
+from core.model import (
+    MAX_EXECUTORS,
+    ScenarioError,
+    load_scenario,
+    parse_scenario,
+    scenario_schema,
+    validate_scenario,
+)
+
+DESIGN_EXAMPLE = {
+    "name": "wordcount-on-5",
+    "topology": {
+        "name": "wordcount",
+        "workers": 5,
+        "components": [
+            {"id": "spout", "parallelism": 5},
+            {"id": "split", "parallelism": 8, "cpu_us": 8.0, "selectivity": 10.0},
+            {"id": "count", "parallelism": 12, "cpu_us": 0.6, "selectivity": 0.0},
+        ],
+        "streams": [
+            {"from": "spout", "to": "split", "grouping": "shuffle"},
+            {"from": "split", "to": "count", "grouping": "fields"},
+        ],
+    },
+    "cluster": {
+        "nodes": [
+            {"id": "n1", "cores": 8, "ghz": 3.4, "flops_per_cycle": 16, "ram_gb": 16, "slots": 4}
+        ]
+    },
+    "workload": {"rate": 20000},
+}
+
+
+def minimal(**topology):
+    return {
+        "topology": {"components": [{"id": "a", "parallelism": 1}], **topology},
+        "cluster": {"nodes": [{"id": "n1", "cores": 2, "ghz": 2.0, "slots": 1}]},
+    }
+
+
+def error_of(data) -> str:
+    with pytest.raises(ScenarioError) as info:
+        validate_scenario(data)
+    return str(info.value)
+
+
+def test_design_example_validates_with_documented_defaults():
+    sc = validate_scenario(DESIGN_EXAMPLE)
+    node = sc.cluster.nodes[0]
+    assert (node.sockets, node.rack, node.flops_per_cycle) == (1, "default", 16)
+    assert sc.topology.streams[1].grouping == "fields"
+    assert sc.workers == 5
+    assert sc.workload.rate == 20000
+
+
+def test_workers_default_to_number_of_nodes():
+    data = minimal()
+    data["cluster"]["nodes"].append({"id": "n2", "cores": 1, "ghz": 1, "slots": 1})
+    assert validate_scenario(data).workers == 2
+
+
+def test_grouping_defaults_to_shuffle_and_spout_kind_is_derived():
+    data = minimal(streams=[{"from": "a", "to": "b"}])
+    data["topology"]["components"].append({"id": "b", "parallelism": 2})
+    sc = validate_scenario(data)
+    assert sc.topology.streams[0].grouping == "shuffle"
+
+
+def test_unknown_component_in_stream_names_the_stream():
+    data = json.loads(json.dumps(DESIGN_EXAMPLE))
+    data["topology"]["streams"][1]["to"] = "cnt"
+    assert error_of(data) == "topology.streams[1]: unknown component 'cnt' in 'to'"
+
+
+def test_cycle_is_refused_with_its_path():
+    data = json.loads(json.dumps(DESIGN_EXAMPLE))
+    data["topology"]["streams"].append({"from": "count", "to": "split"})
+    assert error_of(data) == "topology.streams: the topology has a cycle: split -> count -> split"
+
+
+def test_duplicate_component_id():
+    data = minimal()
+    data["topology"]["components"].append({"id": "a", "parallelism": 2})
+    assert error_of(data) == "topology.components[1].id: duplicate component id 'a'"
+
+
+def test_duplicate_node_id():
+    data = minimal()
+    data["cluster"]["nodes"].append({"id": "n1", "cores": 1, "ghz": 1, "slots": 1})
+    assert error_of(data) == "cluster.nodes[1].id: duplicate node id 'n1'"
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "expected"),
+    [
+        (("topology", "components", 0, "parallelism"), 0, "topology.components[0].parallelism"),
+        (("cluster", "nodes", 0, "cores"), 0, "cluster.nodes[0].cores"),
+        (("cluster", "nodes", 0, "ghz"), -1.5, "cluster.nodes[0].ghz"),
+        (("cluster", "nodes", 0, "slots"), -1, "cluster.nodes[0].slots"),
+    ],
+)
+def test_out_of_range_numbers_name_the_field(where, value, expected):
+    data = minimal()
+    target = data
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    message = error_of(data)
+    assert message.startswith(expected + ": ")
+    assert repr(value) in message
+
+
+def test_missing_required_field():
+    data = minimal()
+    del data["cluster"]["nodes"][0]["slots"]
+    assert error_of(data) == "cluster.nodes[0].slots: required field is missing"
+
+
+def test_no_nodes():
+    data = minimal()
+    data["cluster"]["nodes"] = []
+    assert error_of(data).startswith("cluster.nodes: ")
+
+
+def test_unknown_field_is_refused():
+    data = minimal()
+    data["cluster"]["nodes"][0]["gpus"] = 2
+    assert error_of(data) == "cluster.nodes[0].gpus: unknown field"
+
+
+def test_spout_with_input_is_refused():
+    data = minimal(streams=[{"from": "a", "to": "b"}])
+    data["topology"]["components"].append({"id": "b", "parallelism": 1, "kind": "spout"})
+    assert error_of(data) == "topology.components[1].kind: spout 'b' has an input stream"
+
+
+def test_executor_limit():
+    data = minimal()
+    data["topology"]["components"][0]["parallelism"] = MAX_EXECUTORS + 1
+    assert "limit" in error_of(data)
+
+
+def test_not_json_and_missing_file(tmp_path):
+    with pytest.raises(ScenarioError, match="not valid JSON"):
+        parse_scenario("{nope", source="x.json")
+    with pytest.raises(ScenarioError, match="no such file or preset"):
+        load_scenario(str(tmp_path / "missing.json"))
+    with pytest.raises(ScenarioError, match="must be a JSON object"):
+        parse_scenario("[1, 2]")
+
+
+def test_file_round_trip(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(DESIGN_EXAMPLE))
+    sc = load_scenario(str(path))
+    assert validate_scenario(sc.to_json_dict()) == sc
+    assert sc.to_json_dict()["topology"]["streams"][0]["from"] == "spout"
+
+
+def test_schema_publishes_the_format():
+    schema = scenario_schema()
+    assert set(schema["required"]) == {"topology", "cluster"}
+    stream = schema["$defs"]["Stream"]
+    assert set(stream["required"]) == {"from", "to"}
+    assert set(schema["$defs"]["Node"]["required"]) == {"id", "cores", "ghz", "slots"}
+    assert set(schema["$defs"]["Component"]["required"]) == {"id", "parallelism"}
