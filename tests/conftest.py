@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -49,3 +50,17 @@ def wordcount_small() -> Scenario:
 def build():
     """The make_scenario builder, for tests in any folder."""
     return make_scenario
+
+
+# Tests resolve Spark's default master to local[2], so the CLI, the dashboard and
+# the fixtures below share one session instead of restarting it per master URL.
+os.environ.setdefault("SLOTSCOPE_SPARK_MASTER", "local[2]")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The process's one SparkSession (local[2]), started once for the whole run."""
+    from core import spark as runner
+
+    session = runner.get_session()
+    yield session

@@ -1,0 +1,153 @@
+"""L/F: the Locality/Fairness-aware scheduler of Son & Moon (Electronics 2020).
+
+L/F cuts the topology into *pipelines*, chains of one executor per component
+that feed each other, and gives each pipeline a worker of its own: the tuples
+of a pipeline never leave their worker (locality, high cohesion), and the
+executors of one component are spread over workers (fairness, low coupling).
+
+1. Slots: Storm's ``sortSlots`` order (as ``even``); r = W slots from its
+   head. When W exceeds the free slots, all free slots are used, as Storm
+   does, and a decision says so.
+2. Pipeline extraction: while components have unassigned executors, start at
+   the first such component in topological order and walk depth-first: a
+   component not yet in this pipeline that still has an unassigned executor
+   gives its next executor (lowest index) to the pipeline, then its
+   predecessors are visited, then its successors, each in topological order.
+   A component already in the pipeline, or exhausted, ends that branch of the
+   walk (the walk does not pass through it).
+3. Pipeline i -> slot i mod r, with all its executors.
+
+Where the paper is silent (all deterministic):
+
+- "Topological order" is :attr:`core.topology.TopologyGraph.order`: ties
+  broken by the order in which the scenario lists the components.
+- Storm's acker component (``__acker``), when the topology has ackers, is an
+  ordinary component of the walk: it joins the pipeline of the components
+  that feed it, as the metrics count its streams like any other.
+
+The paper's placement metrics (cohesion, coupling) live in
+:mod:`core.metrics`, since every scheduler is measured with them.
+
+References
+----------
+.. [1] D. Son, Y. Moon, "Locality/Fairness-Aware Job Scheduling in
+   Distributed Stream Processing Engines", Electronics 9(11):1857, 2020.
+   https://doi.org/10.3390/electronics9111857
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.model import Scenario
+from core.schedulers.base import Outcome, SchedulerSpec, assignment, free_slots, sort_slots
+from core.topology import TopologyGraph, build_graph, executor_id
+
+
+def extract_pipelines(graph: TopologyGraph) -> list[list[str]]:
+    """The L/F pipelines of a topology, in extraction order.
+
+    Examples
+    --------
+    A line a -> b with 2 and 1 executors: one full pipeline, then what is left.
+
+    >>> from core.model import validate_scenario
+    >>> sc = validate_scenario({"topology": {"components": [
+    ...     {"id": "a", "parallelism": 2}, {"id": "b", "parallelism": 1}],
+    ...     "streams": [{"from": "a", "to": "b"}]},
+    ...     "cluster": {"nodes": [{"id": "n", "cores": 1, "ghz": 1, "slots": 2}]}})
+    >>> extract_pipelines(build_graph(sc))
+    [['a#0', 'b#0'], ['a#1']]
+    """
+    taken = dict.fromkeys(graph.order, 0)  # executors of each component already taken
+    remaining = [c for c in graph.order if graph.parallelism[c] > 0]
+    pipelines: list[list[str]] = []
+    start = 0  # first component (in topological order) that may still remain
+    while start < len(remaining):
+        head = remaining[start]
+        if taken[head] >= graph.parallelism[head]:
+            start += 1
+            continue
+        pipelines.append(_walk(graph, head, taken))
+    return pipelines
+
+
+def _walk(graph: TopologyGraph, head: str, taken: dict[str, int]) -> list[str]:
+    """One depth-first walk from ``head``: predecessors first, then successors.
+
+    Iterative form of ``visit(c): take(c); for p in preds: visit(p); for s in
+    succs: visit(s)`` guarded by "not in this pipeline and not exhausted", so a
+    500-component chain cannot hit Python's recursion limit.
+    """
+    pipeline: list[str] = []
+    in_pipeline: set[str] = set()
+
+    def take(c: str) -> bool:
+        if c in in_pipeline or taken[c] >= graph.parallelism[c]:
+            return False
+        in_pipeline.add(c)
+        pipeline.append(executor_id(c, taken[c]))
+        taken[c] += 1
+        return True
+
+    take(head)
+    stack = [iter(graph.preds[head] + graph.succs[head])]
+    while stack:
+        nxt = next(stack[-1], None)
+        if nxt is None:
+            stack.pop()
+        elif take(nxt):
+            stack.append(iter(graph.preds[nxt] + graph.succs[nxt]))
+    return pipeline
+
+
+def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+    """Deal L/F pipelines round robin over Storm's sorted slots.
+
+    Examples
+    --------
+    >>> from core.presets import preset
+    >>> out = schedule(preset("lf-linear"), {})
+    >>> sorted({(a.node, a.slot) for a in out.assignments})
+    [('n1', 0)]
+    """
+    graph = build_graph(scenario)
+    slots = sort_slots(free_slots(scenario.cluster.nodes))
+    w = scenario.workers
+    r = min(w, len(slots))
+    decisions = []
+    if w > len(slots):
+        decisions.append(
+            f"W = {w} workers requested but only {len(slots)} slots are free: "
+            f"using all {len(slots)}, as Storm does"
+        )
+    pipelines = extract_pipelines(graph)
+    assignments = []
+    for i, pipe in enumerate(pipelines):
+        node, slot = slots[i % r]
+        assignments.extend(assignment(ex, node, slot) for ex in pipe)
+        decisions.append(
+            f"pipeline {i + 1} of {len(pipelines)} ({', '.join(pipe)}) -> {node} slot {slot} "
+            f"(worker {i % r + 1} of {r}): each executor feeds the next inside one worker; "
+            f"L/F deals pipelines round robin over the sorted slots"
+        )
+    return Outcome(
+        assignments=tuple(assignments),
+        decisions=tuple(decisions),
+        details={"pipelines": len(pipelines)},
+    )
+
+
+SPEC = SchedulerSpec(
+    id="lf",
+    name="L/F (locality/fairness-aware)",
+    paper=(
+        "D. Son, Y. Moon, Locality/Fairness-Aware Job Scheduling in Distributed Stream "
+        "Processing Engines, Electronics 9(11):1857, 2020, doi:10.3390/electronics9111857"
+    ),
+    params=(),
+    run=schedule,
+    summary="Cuts the topology into pipelines (one executor per component) and gives each "
+    "pipeline one worker, round robin over Storm's sorted slots.",
+)

@@ -1,0 +1,135 @@
+"""The command line contract: --json documents, exit status 2 with one line."""
+
+import json
+
+import pytest
+
+from core.cli import main
+
+SCHEDULE_KEYS = {
+    "scheduler", "status", "params", "parallelism", "assignments", "nodes", "metrics",
+    "decisions", "elapsed_ms",
+}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_schedule_json_follows_the_contract(capsys):
+    code, out, err = run(capsys, "schedule", "lf-ascent", "--scheduler", "even", "--json")
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    assert SCHEDULE_KEYS <= set(doc)
+    assert doc["scheduler"] == "even" and doc["status"] == "ok"
+    assert doc["parallelism"] == {f"c{i}": i for i in range(1, 9)}
+    assert len(doc["assignments"]) == 36
+    first = doc["assignments"][0]
+    assert first == {"executor": "c1#0", "component": "c1", "node": "n1", "slot": 0}
+    node = doc["nodes"][0]
+    assert set(node) == {"id", "processing_speed", "computation_power", "power_rank", "slots_used"}
+    # 1 socket x 4 cores x 3.0 GHz x 16 FLOPs/cycle; power = 0.8 x 192 + 0.2 x 16 GB
+    assert node["processing_speed"] == pytest.approx(192.0)
+    assert node["computation_power"] == pytest.approx(156.8)
+    assert node["power_rank"] == 1 and node["slots_used"] == 1
+    m = doc["metrics"]
+    assert {"nodes_used", "slots_used", "cohesion", "coupling", "inter_node_streams"} <= set(m)
+    assert (m["nodes_used"], m["slots_used"]) == (8, 8)
+    assert m["cohesion"] == pytest.approx(16.3)
+    assert isinstance(m["inter_node_streams"], int)
+    assert all(isinstance(d, str) for d in doc["decisions"])
+    assert isinstance(doc["elapsed_ms"], float)
+
+
+def test_power_rank_shares_ranks_and_uses_alpha(tmp_path, capsys):
+    scenario = {
+        "topology": {"components": [{"id": "a", "parallelism": 2}]},
+        "cluster": {"nodes": [
+            {"id": "big", "cores": 8, "ghz": 3.4, "ram_gb": 16, "slots": 2},
+            {"id": "twin1", "cores": 4, "ghz": 3.0, "ram_gb": 8, "slots": 2},
+            {"id": "twin2", "cores": 4, "ghz": 3.0, "ram_gb": 8, "slots": 2},
+        ]},
+    }
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario))
+    code, out, _ = run(capsys, "schedule", str(path), "--scheduler", "even", "--json")
+    nodes = {n["id"]: n for n in json.loads(out)["nodes"]}
+    assert [nodes[i]["power_rank"] for i in ("big", "twin1", "twin2")] == [1, 2, 2]
+    assert nodes["big"]["processing_speed"] == pytest.approx(435.2)
+    assert nodes["big"]["computation_power"] == pytest.approx(0.8 * 435.2 + 0.2 * 16)
+
+
+def test_schedule_table_is_readable(capsys):
+    code, out, _ = run(capsys, "schedule", "lf-linear", "--scheduler", "even")
+    assert code == 0
+    assert out.startswith("even: ok  (8 executors on 8 nodes, 8 slots")
+    assert "cohesion 0.175" in out
+
+
+def test_presets_and_preset(capsys):
+    code, out, _ = run(capsys, "presets", "--json")
+    names = [p["name"] for p in json.loads(out)]
+    assert "lf-linear" in names and "lf-star-x10" in names
+    code, out, _ = run(capsys, "preset", "lf-linear")
+    assert json.loads(out)["topology"]["workers"] == 8
+
+
+def test_schedulers_json_lists_ids_and_parameters(capsys):
+    code, out, _ = run(capsys, "schedulers", "--json")
+    rows = json.loads(out)
+    assert rows[0]["id"] == "even"
+    assert {"id", "name", "paper", "parameters"} <= set(rows[0])
+
+
+def test_schema_is_json_schema(capsys):
+    code, out, _ = run(capsys, "schema")
+    schema = json.loads(out)
+    assert "topology" in schema["properties"] and "$defs" in schema
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["schedule", "missing.json", "--scheduler", "even"], "missing.json: no such file"),
+        (["schedule", "lf-linear", "--scheduler", "nope"], "unknown scheduler 'nope'"),
+        (["schedule", "lf-linear", "--scheduler", "even", "--param", "x=1"], "unknown parameter"),
+        (["schedule", "lf-linear", "--scheduler", "even", "--param", "novalue"], "expected K=V"),
+        (["preset", "nope"], "unknown preset 'nope'"),
+        (["frobnicate"], "invalid choice"),
+        (["schedule", "lf-linear"], "--scheduler"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ('{"topology": {"components": [{"id": "a", "parallelism": 0}]}, "cluster": '
+         '{"nodes": [{"id": "n", "cores": 1, "ghz": 1, "slots": 1}]}}',
+         "topology.components[0].parallelism"),
+        ('{"topology": {"components": [{"id": "a", "parallelism": 1}], "streams": '
+         '[{"from": "a", "to": "cnt"}]}, "cluster": {"nodes": [{"id": "n", "cores": 1, '
+         '"ghz": 1, "slots": 1}]}}',
+         "topology.streams[0]: unknown component 'cnt'"),
+    ],
+)
+def test_bad_scenario_files_exit_2(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "schedule", str(path), "--scheduler", "even", "--json")
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_directory_is_not_a_scenario(tmp_path, capsys):
+    code, _, err = run(capsys, "schedule", str(tmp_path), "--scheduler", "even")
+    assert code == 2 and "is a directory" in err

@@ -1,0 +1,155 @@
+"""The Spark job runner: local mode, progress, cancellation, a real standalone cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from core import spark as runner
+from core.comparison import comparison_tasks, run_task
+from core.presets import preset
+
+SETTINGS = {"rates": [400.0, 800.0], "replicas": 2, "tuples": 4000, "seed": 7}
+
+
+def _strip_timing(rows):
+    return [{k: v for k, v in r.items() if k != "placement_ms"} for r in rows]
+
+
+def test_comparison_is_one_task_per_scheduler_rate_replica(spark):
+    seen = []
+    doc = runner.run_comparison(
+        preset("lf-diamond"), [("even", {})], progress=lambda d, t: seen.append((d, t)),
+        **SETTINGS,
+    )
+    assert doc["engine"]["tasks"] == 4
+    assert doc["engine"]["master"] == "local[2]"
+    rows = doc["results"]
+    assert [(r["rate"], r["replica"]) for r in rows] == [(400, 0), (400, 1), (800, 0), (800, 1)]
+    assert seen[-1] == (4, 4)
+    assert all(d <= t for d, t in seen)
+
+
+def test_spark_results_equal_the_plain_task_function(spark):
+    sc = preset("lf-diamond")
+    doc = runner.run_comparison(sc, [("even", {})], **SETTINGS)
+    direct = [run_task(t) for t in comparison_tasks(sc, [("even", {})], **SETTINGS)]
+    assert _strip_timing(doc["results"]) == _strip_timing(direct)
+
+
+def test_cancel_stops_a_long_job(spark):
+    group = "test-cancel"
+    outcome = {}
+
+    def work():
+        try:
+            runner.run_comparison(
+                preset("lf-star-x10"), [("even", {})], rates=[500.0] * 8, replicas=4,
+                tuples=400_000, job_group=group,
+            )
+            outcome["result"] = "finished"
+        except runner.JobCancelled:
+            outcome["result"] = "cancelled"
+
+    thread = threading.Thread(target=work)
+    start = time.perf_counter()
+    thread.start()
+    time.sleep(2.0)
+    runner.cancel(group)
+    thread.join(60)
+    assert outcome.get("result") == "cancelled"
+    assert time.perf_counter() - start < 30
+    # the session is still usable afterwards
+    doc = runner.run_comparison(preset("lf-linear"), [("even", {})], rates=[100.0], tuples=2000)
+    assert len(doc["results"]) == 1
+
+
+def test_unreachable_master_is_one_clear_error():
+    with pytest.raises(runner.SettingsError, match="cannot reach the Spark master"):
+        runner._check_master_reachable("spark://127.0.0.1:1")
+
+
+# --------------------------------------------------------------------------
+# a real standalone cluster: master and one worker from pyspark's spark-class
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _spark_class() -> str:
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "bin" / "spark-class")
+
+
+@pytest.fixture(scope="module")
+def standalone_master(tmp_path_factory):
+    """A Spark master and one worker on 127.0.0.1, stopped whatever happens."""
+    port, ui, worker_ui = _free_port(), _free_port(), _free_port()
+    logs = tmp_path_factory.mktemp("spark-cluster")
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+           "SPARK_WORKER_DIR": str(logs / "work"), "SPARK_LOG_DIR": str(logs)}
+    procs = []
+    try:
+        procs.append(subprocess.Popen(
+            [_spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+             "--port", str(port), "--webui-port", str(ui)],
+            env=env, stdout=open(logs / "master.log", "w"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        ))
+        url = f"spark://127.0.0.1:{port}"
+        procs.append(subprocess.Popen(
+            [_spark_class(), "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
+             "--cores", "2", "--memory", "2g", "--webui-port", str(worker_ui)],
+            env=env, stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        ))
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as resp:
+                    if json.load(resp).get("aliveworkers", 0) >= 1:
+                        break
+            except OSError:
+                pass
+            time.sleep(1)
+        else:
+            pytest.fail(f"the standalone Spark cluster did not start; logs in {logs}")
+        yield url
+    finally:
+        for p in reversed(procs):
+            try:
+                os.killpg(p.pid, 15)
+            except ProcessLookupError:
+                pass
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, 9)
+
+
+@pytest.mark.cluster
+def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalone_master):
+    sc = preset("lf-diamond")
+    local = runner.run_comparison(sc, [("even", {})], **SETTINGS)
+    cmd = [sys.executable, "-m", "core", "simulate", "lf-diamond", "--scheduler", "even",
+           "--master", standalone_master, "--json", "--replicas", "2", "--tuples", "4000",
+           "--seed", "7", "--rate", "400", "--rate", "800"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    remote = json.loads(proc.stdout)
+    assert remote["engine"]["master"] == standalone_master
+    assert _strip_timing(remote["results"]) == _strip_timing(local["results"])
