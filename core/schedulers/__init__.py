@@ -1,7 +1,7 @@
 """The scheduler registry: one literal dict, one public entry point.
 
->>> sorted(SCHEDULERS)[:1]
-['even']
+>>> list(SCHEDULERS)[0]
+'even'
 """
 
 from __future__ import annotations
@@ -11,7 +11,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.model import Scenario
-from core.schedulers import even
+from core.schedulers import (
+    aniello_offline,
+    aniello_online,
+    even,
+    hetero,
+    lf,
+    rstorm,
+    top_storm,
+    toss,
+)
 from core.schedulers.base import (
     Assignment,
     Outcome,
@@ -24,6 +33,13 @@ from core.schedulers.base import (
 
 SCHEDULERS: dict[str, SchedulerSpec] = {
     "even": even.SPEC,
+    "toss": toss.SPEC,
+    "top-storm": top_storm.SPEC,
+    "lf": lf.SPEC,
+    "hetero": hetero.SPEC,
+    "rstorm": rstorm.SPEC,
+    "aniello-offline": aniello_offline.SPEC,
+    "aniello-online": aniello_online.SPEC,
 }
 
 __all__ = [

@@ -1,0 +1,213 @@
+"""The performance model: what a placement would give (SIMULATOR.md).
+
+Two layers on one set of inputs: the analytic steady state
+(:mod:`core.simulator.capacity`: rates, CPU, NIC, memory, R*, bottleneck,
+traffic; microseconds per placement) and a vectorised trace of the tuple
+trees (:mod:`core.simulator.trace`: latency percentiles). Plain
+Python and numpy: what a Spark task runs, the tests and the dashboard call
+directly.
+
+- :func:`analyze`: the analytic :class:`Analysis` of a schedule;
+- :func:`simulate`: one result row of the ``simulate --json`` contract;
+- :func:`simulate_replicas`: several replicas of it;
+- :func:`observe`: runtime observations (flows, executor load in Hz, node
+  CPU) for the schedulers that need them;
+- :class:`Evaluator`: many placements of one scenario, as integer arrays,
+  for searches.
+
+Examples
+--------
+>>> from core.presets import preset
+>>> from core.schedulers import run_scheduler
+>>> sc = preset("lf-linear")
+>>> row = simulate(sc, run_scheduler(sc, "even"), rate=500.0, tuples=2000)
+>>> row["throughput"], row["saturated"], row["nodes_used"]
+(4000.0, False, 8)
+>>> row["latency_ms"]["p50"] <= row["latency_ms"]["p99"]
+True
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from core.model import ExecutorFlow, Observations, Scenario
+from core.schedulers.base import Schedule
+from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
+from core.simulator.errors import SimulationError
+from core.simulator.rates import executor_flows
+from core.simulator.trace import TraceResult, run_trace, trace_plan
+
+MIN_TUPLES = 100  # spout tuples per replica: fewer leave no p99 after the warm-up
+MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
+MAX_HOPS = 40_000_000  # tuples processed per replica (~100 B of arrays each, ~4 GB at most)
+MAX_REPLICAS = 1_000
+HZ_PER_GHZ = 1e9
+
+__all__ = [
+    "MAX_HOPS",
+    "MAX_TUPLES",
+    "MIN_TUPLES",
+    "RHO_CAP",
+    "Analysis",
+    "Evaluator",
+    "Score",
+    "SimulationError",
+    "TraceResult",
+    "analyze",
+    "observe",
+    "simulate",
+    "simulate_replicas",
+]
+
+
+def _rate(rate: Any) -> float:
+    ok = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
+    if not ok or not math.isfinite(rate) or rate <= 0:
+        raise SimulationError("rate", f"{rate!r} is not a positive number of tuples/s")
+    return float(rate)
+
+
+def _count(name: str, value: Any, low: int, high: int | None = None) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise SimulationError(name, f"{value!r} is not an integer")
+    if value < low or (high is not None and value > high):
+        span = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise SimulationError(name, f"{value} is outside {span}" if high else f"{value} is not {span}")
+    return int(value)
+
+
+def _prepare(scenario: Scenario, schedule: Schedule, rate: float | None):
+    ev = Evaluator(scenario, schedule.parallelism)
+    slots = ev.encode(schedule.placement())
+    r0 = scenario.workload.rate if rate is None else _rate(rate)
+    return ev, slots, ev.evaluate(slots, r0)
+
+
+def analyze(scenario: Scenario, schedule: Schedule, rate: float | None = None) -> Analysis:
+    """The analytic steady state of a schedule's placement.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    schedule : Schedule
+        Its parallelism and placement are used; every executor must be placed.
+    rate : float, optional
+        Offered rate per spout component, tuples/s; default the workload's.
+
+    Raises
+    ------
+    SimulationError
+        A bad rate or an incomplete placement.
+    """
+    return _prepare(scenario, schedule, rate)[2]
+
+
+def simulate(
+    scenario: Scenario,
+    schedule: Schedule,
+    rate: float,
+    replica: int = 0,
+    tuples: int = 100_000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """One result row of the ``simulate --json`` contract (DESIGN.md).
+
+    Throughput, R*, CPU, memory and traffic come from the analytic layer at
+    R_eff = min(rate, R*); latency percentiles from a trace of ``tuples``
+    spout tuples at R_eff (``saturated`` says when R_eff < rate). The row
+    holds plain JSON types; ``max_rate`` is None when nothing bounds the rate
+    (no CPU cost at all) and the latency figures are None when R* is 0 (fixed
+    overheads fill a node).
+
+    Parameters
+    ----------
+    scenario, schedule
+        As for :func:`analyze`.
+    rate : float
+        Offered rate per spout component, tuples/s (> 0).
+    replica : int
+        Replica number (>= 0): selects the random streams.
+    tuples : int
+        Spout tuples simulated, in [MIN_TUPLES, MAX_TUPLES]; the first 10%
+        are a warm-up.
+    seed : int
+        Base seed (>= 0).
+
+    Raises
+    ------
+    SimulationError
+        An argument out of range (its name first), an incomplete placement,
+        or a trace that would exceed ``MAX_HOPS`` tuple-hops.
+    """
+    rate = _rate(rate)
+    replica = _count("replica", replica, 0)
+    tuples = _count("tuples", tuples, MIN_TUPLES, MAX_TUPLES)
+    seed = _count("seed", seed, 0)
+    ev, slots, an = _prepare(scenario, schedule, rate)
+    spouts = len(ev.graph.spouts)
+    hops = tuples / spouts * sum(ev.visits.values())
+    if hops > MAX_HOPS:
+        raise SimulationError(
+            "tuples", f"{tuples} spout tuples make ~{hops:,.0f} tuple-hops, the limit is "
+            f"{MAX_HOPS:,}: simulate fewer tuples"
+        )
+    if an.effective_rate > 0:
+        trace = run_trace(trace_plan(ev, slots, an.effective_rate), tuples, seed, replica)
+        latency: dict[str, float | None] = trace.summary_ms()
+    else:
+        latency = dict.fromkeys(("p50", "p95", "p99", "mean", "max"))
+    return {
+        "scheduler": schedule.scheduler,
+        "rate": rate,
+        "replica": replica,
+        "throughput": an.throughput,
+        "sink_throughput": an.sink_throughput,
+        "max_rate": an.max_rate if math.isfinite(an.max_rate) else None,
+        "saturated": an.saturated,
+        "bottleneck": an.bottleneck,
+        "latency_ms": latency,
+        "nodes_used": an.nodes_used,
+        "slots_used": an.slots_used,
+        "cpu_util": dict(an.cpu_util),
+        "memory_mb": dict(an.memory_mb),
+        "traffic": dict(an.traffic),
+        "traffic_bytes": dict(an.traffic_bytes),
+        "placement_ms": float(schedule.elapsed_ms),
+    }
+
+
+def simulate_replicas(
+    scenario: Scenario,
+    schedule: Schedule,
+    rate: float,
+    replicas: int = 1,
+    tuples: int = 100_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """:func:`simulate` for replicas 0 .. replicas - 1 (``replicas`` >= 1)."""
+    replicas = _count("replicas", replicas, 1, MAX_REPLICAS)
+    return [simulate(scenario, schedule, rate, r, tuples, seed) for r in range(replicas)]
+
+
+def observe(scenario: Scenario, schedule: Schedule, rate: float | None = None) -> Observations:
+    """Runtime observations of a placement, from the analytic layer at R_eff.
+
+    Executor-to-executor tuple rates (tuples/s, zero flows left out), the
+    CPU load of every executor in Hz (cores busy x the node's clock) and the
+    CPU utilisation of every node: what ``aniello-online`` and ``toss``
+    consume when the scenario carries no observations of its own.
+    """
+    ev, slots, an = _prepare(scenario, schedule, rate)
+    flows = executor_flows(ev.table, slots, an.effective_rate)
+    ghz = ev.nodes.ghz[ev.nodes.slot_node[slots]]
+    return Observations(
+        traffic=[ExecutorFlow(**{"from": u, "to": v, "rate": r}) for u, v, r in flows],
+        executor_load_hz={
+            e: an.executor_cpu[e] * g * HZ_PER_GHZ
+            for e, g in zip(ev.executors, ghz.tolist(), strict=True)
+        },
+        node_cpu_util=dict(an.cpu_util),
+    )

@@ -1,0 +1,385 @@
+"""Layer 1: the analytic steady state of a placement, fast enough for search.
+
+An :class:`Evaluator` is built once per (scenario, parallelism); it takes
+placements as integer arrays (the global slot index of every executor, see
+:meth:`Evaluator.encode`) and returns an :class:`Analysis` (everything) or a
+:class:`Score` (what a search compares). All rates are linear in the offered
+rate R, so one pass per placement computes loads per unit of R, and the
+bounds follow:
+
+1. an executor is one thread: its CPU demand <= 1 core;
+2. a node: its executors' demand + fixed overheads <= its cores;
+3. a node's NIC: inter-node bits out, and in, <= its bandwidth (full duplex).
+
+R* is the smallest bound and the bottleneck names it (``executor split#2
+thread``, ``node n3 CPU``, ``node n1 NIC``); everything is then reported at
+R_eff = min(R0, R*) (backpressure). Memory does not bound R: a worker takes
+its heap (``network.worker_heap_mb``), or more when its executors declare
+more (``memory_mb``); a node over its RAM, or a worker over its heap, is
+reported in ``warnings``.
+
+The latency estimate is the critical path of mean sojourn times: per
+executor an M/G/1 (Pollaczek-Khinchine) queue with the executor's mean
+service time, its compute part with the workload's coefficient of variation;
+per component the arrival-weighted mean of its executors; per stream the
+flow-weighted mean transfer delay. It ignores the maximum over a tuple
+tree's branches, so it is a lower estimate of Storm's complete latency, good
+for ranking placements. A server at or over saturation is charged as if at
+``RHO_CAP`` utilisation, so saturated placements still rank by their other
+terms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from core.model import Scenario
+from core.simulator.costs import (
+    BITS_PER_BYTE,
+    class_latency_s,
+    deserialize_s,
+    node_arrays,
+    serialize_s,
+    service_matrix,
+)
+from core.simulator.errors import SimulationError
+from core.simulator.rates import UnitRates, stream_table, unit_rates, visit_ratios
+from core.topology import build_graph
+
+RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The analytic steady state of one placement at one offered rate.
+
+    Rates in tuples/s, bytes in B/s, CPU utilisation 0..1 of the node's
+    cores, memory in MB, latency in ms. Everything is at ``effective_rate``.
+    """
+
+    rate: float
+    effective_rate: float
+    max_rate: float
+    saturated: bool
+    bottleneck: str
+    throughput: float
+    sink_throughput: float
+    latency_estimate_ms: float
+    cpu_util: Mapping[str, float]
+    memory_mb: Mapping[str, float]
+    traffic: Mapping[str, float]
+    traffic_bytes: Mapping[str, float]
+    nodes_used: int
+    slots_used: int
+    executor_rate: Mapping[str, float]
+    executor_cpu: Mapping[str, float]
+    warnings: tuple[str, ...] = ()
+
+
+class Score(NamedTuple):
+    """What a placement search compares (see :meth:`Evaluator.score`)."""
+
+    throughput: float
+    max_rate: float
+    latency_estimate_ms: float
+    nodes_used: int
+
+
+@dataclass(frozen=True, eq=False)
+class _Loads:
+    """Loads of one placement per unit of offered rate."""
+
+    slot_of: np.ndarray
+    node_of: np.ndarray
+    rates: UnitRates
+    cpu: np.ndarray  # (E,) cores per unit R
+    node_cpu: np.ndarray  # (N,) cores per unit R
+    fixed: np.ndarray  # (N,) cores, rate-independent
+    nic: np.ndarray  # (N,) utilisation of the NIC per unit R (max of in and out)
+    same_worker: np.ndarray  # (S,) tuples per unit R
+    same_node: np.ndarray  # (S,)
+    total: np.ndarray  # (S,)
+    wire: np.ndarray  # (S,) summed wire seconds x tuples per unit R
+    max_rate: float
+    bottleneck: str
+
+
+class Evaluator:
+    """Analytic evaluations of many placements of one (scenario, parallelism).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    parallelism : mapping, optional
+        Executors per component (a schedule's own); default the scenario's.
+
+    Examples
+    --------
+    >>> from core.presets import preset
+    >>> from core.schedulers import run_scheduler
+    >>> sc = preset("lf-linear")
+    >>> ev = Evaluator(sc)
+    >>> slots = ev.encode(run_scheduler(sc, "even").placement())
+    >>> ev.score(slots, rate=1000.0).throughput
+    8000.0
+    """
+
+    def __init__(self, scenario: Scenario, parallelism: Mapping[str, int] | None = None):
+        self.scenario = scenario
+        self.graph = build_graph(scenario, parallelism)
+        self.table = t = stream_table(self.graph)
+        self.nodes = nodes = node_arrays(scenario)
+        self.executors = t.executors
+        self.service_s, fixed = service_matrix(self.graph, scenario)
+        self._fixed = fixed if fixed.any() else None
+        self.visits = visit_ratios(self.graph)
+        self._visit_total = sum(self.visits.values())
+        self._sink_total = sum(self.visits[c] for c in self.graph.sinks)
+        net = scenario.network
+        self._class_s = class_latency_s(net)
+        self._racks = int(nodes.rack.max()) + 1 if net.same_rack_us is not None else 1
+        n_s, n_g, n_n = len(t.streams), nodes.slots, len(nodes.ids)
+        self._dims = (n_s, n_g, n_n)
+        self._src_g, self._tgt_g = t.src_sid * n_g, t.tgt_sid * n_g
+        self._src_n, self._tgt_n = t.src_sid * n_n, t.tgt_sid * n_n
+        self._src_r, self._tgt_r = t.src_sid * self._racks, t.tgt_sid * self._racks
+        self._ser_i = serialize_s(net, t.tuple_bytes)[t.src_sid]
+        self._deser_j = deserialize_s(net, t.tuple_bytes)[t.tgt_sid]
+        self._bytes_i, self._bytes_j = t.tuple_bytes[t.src_sid], t.tuple_bytes[t.tgt_sid]
+        self._both_ex = np.concatenate([t.src_ex, t.tgt_ex])
+        self._static = None if t.has_local else unit_rates(t)
+        self._mem = np.array([self.graph.components[self.graph.order[c]].memory_mb
+                              for c in t.exec_comp], dtype=float)
+        self._cv2 = scenario.workload.service_cv**2
+        self._in = [[(k, int(t.src_comp[k])) for k in ks] for ks in t.in_streams]
+        self._index = {e: i for i, e in enumerate(self.executors)}
+        self._slot_index = {
+            (nid, s): int(nodes.slot_start[j]) + s
+            for j, nid in enumerate(nodes.ids)
+            for s in range(int(nodes.slot_start[j + 1] - nodes.slot_start[j]))
+        }
+
+    # ------------------------------------------------------------------
+    # placements as arrays
+
+    def encode(self, placement: Mapping[str, tuple[str, int]]) -> np.ndarray:
+        """Global slot index of every executor (in ``self.executors`` order).
+
+        Raises
+        ------
+        SimulationError
+            An executor is not placed, or placed on an unknown node or slot.
+        """
+        out = np.empty(len(self.executors), dtype=np.int64)
+        for i, e in enumerate(self.executors):
+            if e not in placement:
+                raise SimulationError("schedule", f"executor '{e}' is not placed")
+            where = tuple(placement[e])
+            if where not in self._slot_index:
+                raise SimulationError("schedule", f"executor '{e}' is on unknown slot {where!r}")
+            out[i] = self._slot_index[where]
+        return out
+
+    def decode(self, slots: np.ndarray) -> dict[str, tuple[str, int]]:
+        """The placement (executor -> (node, slot)) of a slot-index array."""
+        start, node_of = self.nodes.slot_start, self.nodes.slot_node
+        return {
+            e: (self.nodes.ids[node_of[g]], int(g - start[node_of[g]]))
+            for e, g in zip(self.executors, np.asarray(slots).tolist(), strict=True)
+        }
+
+    # ------------------------------------------------------------------
+    # evaluation
+
+    def loads(self, slots: np.ndarray) -> _Loads:
+        """Per-unit-rate loads and the bounds of one placement."""
+        t, nodes = self.table, self.nodes
+        n_s, n_g, n_n = self._dims
+        slot_of = np.asarray(slots, dtype=np.int64)
+        node_of = nodes.slot_node[slot_of]
+        r = self._static if self._static is not None else unit_rates(t, slot_of)
+        ks, kt = self._src_g + slot_of[t.src_ex], self._tgt_g + slot_of[t.tgt_ex]
+        nsrc, ntgt = node_of[t.src_ex], node_of[t.tgt_ex]
+        ns, nt = self._src_n + nsrc, self._tgt_n + ntgt
+        out_g = np.bincount(ks, r.src_out, n_s * n_g)
+        w_g = np.bincount(kt, t.tgt_w, n_s * n_g)
+        out_n = np.bincount(ns, r.src_out, n_s * n_n)
+        w_n = np.bincount(nt, t.tgt_w, n_s * n_n)
+        same_worker = (out_g * w_g).reshape(n_s, n_g).sum(1) + r.local_total
+        same_node = (out_n * w_n).reshape(n_s, n_n).sum(1) + r.local_total
+        total = r.out_total * r.weight_total + r.local_total
+        w_tot, o_tot = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+        ser = r.src_out * (w_tot - w_g[ks]) * self._ser_i
+        deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
+        send_n = r.src_out * (w_tot - w_n[ns])
+        recv_n = t.tgt_w * (o_tot - out_n[nt])
+        cpu = r.arrival * self.service_s[t.exec_comp, node_of] + np.bincount(
+            self._both_ex, np.concatenate([ser, deser]), len(slot_of)
+        )
+        node_cpu = np.bincount(node_of, cpu, n_n)
+        fixed = (
+            np.bincount(node_of, self._fixed[t.exec_comp, node_of], n_n)
+            if self._fixed is not None
+            else np.zeros(n_n)
+        )
+        nic_out = np.bincount(nsrc, send_n * self._bytes_i, n_n)
+        nic_in = np.bincount(ntgt, recv_n * self._bytes_j, n_n)
+        nic = np.maximum(nic_out, nic_in) * BITS_PER_BYTE / nodes.nic_bits_per_s
+        wire = np.bincount(
+            t.src_sid, send_n * self._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc], n_s
+        )
+        max_rate, bottleneck = self._bounds(cpu, node_cpu, fixed, nic)
+        return _Loads(slot_of, node_of, r, cpu, node_cpu, fixed, nic, same_worker, same_node,
+                      total, wire, max_rate, bottleneck)
+
+    def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
+        headroom = self.nodes.cores - fixed
+        with np.errstate(divide="ignore", invalid="ignore"):
+            node_load = np.where(headroom > 0, node_cpu / np.where(headroom > 0, headroom, 1), np.inf)
+        e, n, m = int(np.argmax(cpu)), int(np.argmax(node_load)), int(np.argmax(nic))
+        # ties go to the first listed: the thread, then the node's CPU, then its NIC
+        candidates = [
+            (cpu[e], f"executor {self.executors[e]} thread"),
+            (node_load[n], f"node {self.nodes.ids[n]} CPU"),
+            (nic[m], f"node {self.nodes.ids[m]} NIC"),
+        ]
+        load, name = max(candidates, key=lambda c: c[0])
+        if load <= 0:
+            return math.inf, "none"
+        return (0.0 if math.isinf(load) else 1.0 / load), name
+
+    def node_utilisation(self, loads: _Loads, rate: float) -> np.ndarray:
+        """CPU utilisation of every node at ``rate`` (may exceed 1 above R*)."""
+        return (rate * loads.node_cpu + loads.fixed) / self.nodes.cores
+
+    def service_means(self, loads: _Loads, rate: float) -> np.ndarray:
+        """Mean compute time per tuple of every executor at ``rate``, seconds.
+
+        Inflated by the node's utilisation when its CPU is oversubscribed.
+        """
+        inflation = np.maximum(1.0, self.node_utilisation(loads, rate))
+        return self.service_s[self.table.exec_comp, loads.node_of] * inflation[loads.node_of]
+
+    def latency_estimate_ms(self, loads: _Loads, rate: float) -> float:
+        """Critical path of mean sojourn and transfer times at ``rate``, ms."""
+        t, r = self.table, loads.rates
+        lam = rate * r.arrival
+        compute = self.service_means(loads, rate)
+        busy = lam > 0
+        per_tuple = np.where(busy, loads.cpu / np.where(busy, r.arrival, 1.0), 0.0)
+        mean = per_tuple + compute - self.service_s[t.exec_comp, loads.node_of]
+        rho = np.minimum(lam * mean, RHO_CAP)
+        second = compute**2 * self._cv2 + mean**2
+        sojourn = mean + lam * second / (2.0 * (1.0 - rho))
+        n_c = len(t.comp_start) - 1
+        weight = np.bincount(t.exec_comp, lam, n_c)
+        comp_s = np.bincount(t.exec_comp, lam * sojourn, n_c) / np.where(weight > 0, weight, 1)
+        counts = self._class_counts(loads)
+        delay = (counts @ self._class_s + loads.wire) / np.where(loads.total > 0, loads.total, 1)
+        path = np.zeros(n_c)
+        for c in range(n_c):
+            best = 0.0
+            for k, u in self._in[c]:
+                if loads.total[k] > 0:
+                    best = max(best, path[u] + delay[k])
+            path[c] = comp_s[c] + best
+        return float(path.max()) * 1e3
+
+    def _class_counts(self, loads: _Loads) -> np.ndarray:
+        """Tuples per unit R of every stream in each locality class, shape (S, 4)."""
+        same_rack = loads.same_node
+        if self._racks > 1:
+            t, r, n_r = self.table, loads.rates, self._racks
+            rack = self.nodes.rack[loads.node_of]
+            out_r = np.bincount(self._src_r + rack[t.src_ex], r.src_out, len(t.streams) * n_r)
+            w_r = np.bincount(self._tgt_r + rack[t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
+            same_rack = (out_r * w_r).reshape(-1, n_r).sum(1) + r.local_total
+        return np.stack(
+            [
+                loads.same_worker,
+                loads.same_node - loads.same_worker,
+                same_rack - loads.same_node,
+                loads.total - same_rack,
+            ],
+            axis=1,
+        )
+
+    def score(self, slots: np.ndarray, rate: float | None = None) -> Score:
+        """Throughput, R*, latency estimate and nodes used: the hot-loop summary."""
+        loads = self.loads(slots)
+        r0 = self.scenario.workload.rate if rate is None else float(rate)
+        r_eff = min(r0, loads.max_rate)
+        return Score(
+            throughput=r_eff * self._visit_total,
+            max_rate=loads.max_rate,
+            latency_estimate_ms=self.latency_estimate_ms(loads, r_eff),
+            nodes_used=int(np.count_nonzero(np.bincount(loads.node_of, None, self._dims[2]))),
+        )
+
+    def evaluate(self, slots: np.ndarray, rate: float | None = None) -> Analysis:
+        """The full :class:`Analysis` of one placement at offered rate ``rate``."""
+        loads = self.loads(slots)
+        nodes, t = self.nodes, self.table
+        r0 = self.scenario.workload.rate if rate is None else float(rate)
+        r_eff = min(r0, loads.max_rate)
+        util = self.node_utilisation(loads, r_eff)
+        fixed_e = (
+            self._fixed[t.exec_comp, loads.node_of] if self._fixed is not None else 0.0
+        )
+        executor_cpu = r_eff * loads.cpu + fixed_e
+        counts = loads.same_worker, loads.same_node - loads.same_worker, loads.total - loads.same_node
+        names = ("intra_worker", "inter_worker", "inter_node")
+        traffic = {k: r_eff * float(c.sum()) for k, c in zip(names, counts, strict=True)}
+        traffic_bytes = {
+            k: r_eff * float(c @ t.tuple_bytes) for k, c in zip(names, counts, strict=True)
+        }
+        memory, warnings = self._memory(loads.slot_of)
+        used_nodes = np.bincount(loads.node_of, None, len(nodes.ids)) > 0
+        return Analysis(
+            rate=r0,
+            effective_rate=r_eff,
+            max_rate=loads.max_rate,
+            saturated=r0 > loads.max_rate,
+            bottleneck=loads.bottleneck,
+            throughput=r_eff * self._visit_total,
+            sink_throughput=r_eff * self._sink_total,
+            latency_estimate_ms=self.latency_estimate_ms(loads, r_eff),
+            cpu_util=dict(zip(nodes.ids, util.tolist(), strict=True)),
+            memory_mb=dict(zip(nodes.ids, memory.tolist(), strict=True)),
+            traffic=traffic,
+            traffic_bytes=traffic_bytes,
+            nodes_used=int(used_nodes.sum()),
+            slots_used=int(np.count_nonzero(np.bincount(loads.slot_of, None, nodes.slots))),
+            executor_rate=dict(zip(self.executors, (r_eff * loads.rates.arrival).tolist(),
+                                   strict=True)),
+            executor_cpu=dict(zip(self.executors, np.broadcast_to(executor_cpu, len(
+                self.executors)).tolist(), strict=True)),
+            warnings=tuple(warnings),
+        )
+
+    def _memory(self, slot_of: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """Memory per node (MB) and over-commit warnings."""
+        nodes = self.nodes
+        heap = self.scenario.network.worker_heap_mb
+        per_slot = np.bincount(slot_of, self._mem, nodes.slots)
+        used = np.bincount(slot_of, None, nodes.slots) > 0
+        worker = np.where(used, np.maximum(heap, per_slot), 0.0)
+        memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
+        warnings = []
+        for g in np.flatnonzero(used & (per_slot > heap)):
+            j = nodes.slot_node[g]
+            warnings.append(
+                f"worker {nodes.ids[j]}:{g - nodes.slot_start[j]} heap over-committed: "
+                f"{per_slot[g]:g} MB of executors in a {heap:g} MB heap"
+            )
+        for j in np.flatnonzero(memory > nodes.ram_mb):
+            warnings.append(
+                f"node {nodes.ids[j]} memory over-committed: "
+                f"{memory[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM"
+            )
+        return memory, warnings

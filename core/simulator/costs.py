@@ -1,0 +1,147 @@
+"""Costs: service times per component and node, transfer delays, per-node arrays.
+
+Units: seconds inside the simulator (``_s``), microseconds in the scenario
+(``_us``), bytes and bits as named. Sources of the network constants are the
+:class:`core.model.Network` defaults (SIMULATOR.md: Storm 2.0 release notes,
+Storm ``defaults.yaml``, datacenter latency tables).
+
+Modelling choices (SIMULATOR.md leaves them open):
+
+- Service time of a component on a node = its profiled ``e_ms`` for the
+  node's type when ``profiling.per_type`` has it, else ``cpu_us`` divided by
+  the node's per-core speed relative to the reference core.
+- ``met_pct`` (Nasiri et al.'s fixed overhead, percent of the machine) is a
+  rate-independent CPU load of ``met_pct / 100 x cores`` per executor of that
+  component on that node; it counts against the node, not the thread.
+- Serialisation and deserialisation cost ``serialize_us`` / ``deserialize_us``
+  per 200-byte tuple, scaled by ``tuple_bytes / 200``, on the sending and the
+  receiving executor's CPU, for every tuple that leaves its worker. They are
+  quoted in absolute microseconds and are not scaled by core speed.
+- A tuple between nodes takes ``inter_node_us`` (``same_rack_us`` inside a
+  rack when given) plus its bytes at the *sender's* NIC bandwidth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.hardware import core_speed, total_cores
+from core.model import Network, Scenario
+from core.topology import TopologyGraph
+
+US = 1e-6  # seconds per microsecond
+MS = 1e-3  # seconds per millisecond
+BITS_PER_BYTE = 8
+BITS_PER_GBIT = 1e9
+MB_PER_GB = 1024.0  # RAM is quoted in GB; memory use in MB
+REFERENCE_TUPLE_BYTES = 200.0  # B; SIMULATOR.md quotes ser/deser costs per ~200 B tuple
+
+# Locality classes of a hop, in increasing distance.
+INTRA_WORKER, INTER_WORKER, SAME_RACK, INTER_NODE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, eq=False)
+class NodeArrays:
+    """The cluster as arrays; slots numbered node by node (global slot index)."""
+
+    ids: tuple[str, ...]
+    cores: np.ndarray  # (N,) total cores
+    ghz: np.ndarray  # (N,)
+    nic_bits_per_s: np.ndarray  # (N,)
+    ram_mb: np.ndarray  # (N,)
+    rack: np.ndarray  # (N,) rack number
+    slot_start: np.ndarray  # (N + 1,) first global slot index of each node
+    slot_node: np.ndarray  # (G,) node of each global slot
+
+    @property
+    def slots(self) -> int:
+        return int(self.slot_start[-1])
+
+
+def node_arrays(scenario: Scenario) -> NodeArrays:
+    """Per-node hardware arrays of a scenario's cluster."""
+    nodes = scenario.cluster.nodes
+    net = scenario.network
+    racks: dict[str, int] = {}
+    slots = [n.slots for n in nodes]
+    return NodeArrays(
+        ids=tuple(n.id for n in nodes),
+        cores=np.array([total_cores(n) for n in nodes], dtype=float),
+        ghz=np.array([n.ghz for n in nodes], dtype=float),
+        nic_bits_per_s=np.array(
+            [(n.nic_gbps or net.bandwidth_gbps) * BITS_PER_GBIT for n in nodes], dtype=float
+        ),
+        ram_mb=np.array([n.ram_gb * MB_PER_GB for n in nodes], dtype=float),
+        rack=np.array([racks.setdefault(n.rack, len(racks)) for n in nodes], dtype=np.int64),
+        slot_start=np.concatenate([[0], np.cumsum(slots)]).astype(np.int64),
+        slot_node=np.repeat(np.arange(len(nodes)), slots).astype(np.int64),
+    )
+
+
+def service_matrix(graph: TopologyGraph, scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+    """Mean compute time per tuple and fixed overhead, per component and node.
+
+    Returns
+    -------
+    service_s : ndarray, shape (components, nodes)
+        Seconds of one core per tuple (components in ``graph.order``).
+    fixed_cores : ndarray, shape (components, nodes)
+        Rate-independent CPU load of one executor, in cores.
+    """
+    nodes = scenario.cluster.nodes
+    profiles = scenario.profiling.per_type
+    service = np.zeros((len(graph.order), len(nodes)))
+    fixed = np.zeros_like(service)
+    for i, cid in enumerate(graph.order):
+        comp = graph.components[cid]
+        for j, node in enumerate(nodes):
+            prof = profiles.get(cid, {}).get(node.type) if node.type is not None else None
+            if prof is not None:
+                service[i, j] = prof.e_ms * MS
+                fixed[i, j] = prof.met_pct / 100.0 * total_cores(node)
+            else:
+                service[i, j] = comp.cpu_us * US / core_speed(node, scenario.profiling)
+    return service, fixed
+
+
+def serialize_s(net: Network, tuple_bytes: np.ndarray | float) -> np.ndarray | float:
+    """Sender CPU to serialise one tuple of ``tuple_bytes`` bytes, seconds."""
+    return net.serialize_us * US * tuple_bytes / REFERENCE_TUPLE_BYTES
+
+
+def deserialize_s(net: Network, tuple_bytes: np.ndarray | float) -> np.ndarray | float:
+    """Receiver CPU to deserialise one tuple of ``tuple_bytes`` bytes, seconds."""
+    return net.deserialize_us * US * tuple_bytes / REFERENCE_TUPLE_BYTES
+
+
+def class_latency_s(net: Network) -> np.ndarray:
+    """Fixed one-way latency of each locality class, seconds (wire time excluded)."""
+    rack = net.inter_node_us if net.same_rack_us is None else net.same_rack_us
+    return np.array([net.intra_worker_us, net.inter_worker_us, rack, net.inter_node_us]) * US
+
+
+def locality_class(
+    src_worker: np.ndarray,
+    dst_worker: np.ndarray,
+    src_node: np.ndarray,
+    dst_node: np.ndarray,
+    rack: np.ndarray,
+) -> np.ndarray:
+    """Locality class (``INTRA_WORKER`` .. ``INTER_NODE``) of each hop."""
+    same_node = src_node == dst_node
+    cls = np.where(rack[src_node] == rack[dst_node], SAME_RACK, INTER_NODE)
+    cls = np.where(same_node, INTER_WORKER, cls)
+    return np.where(src_worker == dst_worker, INTRA_WORKER, cls)
+
+
+def transfer_delay_s(
+    net: Network,
+    cls: np.ndarray,
+    tuple_bytes: float,
+    sender_bits_per_s: np.ndarray,
+) -> np.ndarray:
+    """Delay of each hop: its class latency, plus wire time when it leaves the node."""
+    wire = tuple_bytes * BITS_PER_BYTE / sender_bits_per_s
+    return class_latency_s(net)[cls] + np.where(cls >= SAME_RACK, wire, 0.0)

@@ -1,0 +1,157 @@
+"""Cytoscape stylesheets and layouts of the two graphs in every panel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.colors import ACCENT, FONT_FAMILY, INK, MUTED, TRAFFIC_COLORS
+
+DAG_LAYOUT: dict[str, Any] = {
+    "name": "dagre",
+    "rankDir": "LR",
+    "nodeSep": 18,
+    "rankSep": 46,
+    "edgeSep": 8,
+    "fit": True,
+    "padding": 14,
+    "animate": False,
+}
+MAP_LAYOUT: dict[str, Any] = {"name": "preset", "fit": True, "padding": 12, "animate": False}
+
+DAG_STYLESHEET: list[dict[str, Any]] = [
+    {
+        "selector": "node.component",
+        "style": {
+            "shape": "round-rectangle",
+            "background-color": "data(color)",
+            "label": "data(label)",
+            "text-wrap": "wrap",
+            "text-valign": "center",
+            "text-halign": "center",
+            "color": "#ffffff",
+            "font-family": FONT_FAMILY,
+            "font-size": 11,
+            "font-weight": 600,
+            "width": "label",
+            "height": "label",
+            "padding": "8px",
+            "border-width": 0,
+        },
+    },
+    {"selector": "node.acker", "style": {"color": INK, "border-width": 1, "border-color": MUTED,
+                                         "border-style": "dashed"}},
+    {
+        "selector": "edge.stream",
+        "style": {
+            "curve-style": "bezier",
+            "width": 2,
+            "line-color": "#94a3b8",
+            "target-arrow-color": "#94a3b8",
+            "target-arrow-shape": "triangle",
+            "label": "data(label)",
+            "font-family": FONT_FAMILY,
+            "font-size": 9,
+            "color": "#334155",
+            "text-background-color": "#ffffff",
+            "text-background-opacity": 0.9,
+            "text-background-padding": "2px",
+            "text-rotation": "autorotate",
+        },
+    },
+    {"selector": "edge.acker", "style": {"line-style": "dotted", "width": 1, "opacity": 0.5}},
+]
+
+
+def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
+    """The placement map's style; inter-worker edges only when ``show_all_edges``."""
+    return [
+        {
+            "selector": "node.machine",
+            "style": {
+                "shape": "round-rectangle",
+                "background-color": "#f8fafc",
+                "border-width": 1.5,
+                "border-color": "#94a3b8",
+                "label": "data(label)",
+                "text-wrap": "wrap",
+                "text-valign": "top",
+                "text-halign": "center",
+                "text-margin-y": -4,
+                "font-family": FONT_FAMILY,
+                "font-size": 10,
+                "color": INK,
+                "padding": "10px",
+            },
+        },
+        {"selector": "node.machine.unused", "style": {"background-color": "#f1f5f9",
+                                                      "border-style": "dashed", "color": MUTED}},
+        {
+            "selector": "node.slot",
+            "style": {
+                "shape": "round-rectangle",
+                "background-color": "#ffffff",
+                "border-width": 1,
+                "border-color": "#cbd5e1",
+                "label": "data(label)",
+                "text-valign": "bottom",
+                "text-halign": "center",
+                "text-margin-y": 2,
+                "font-family": FONT_FAMILY,
+                "font-size": 8,
+                "color": MUTED,
+                "padding": "4px",
+                "min-width": "data(w)",
+                "min-height": "data(h)",
+            },
+        },
+        {
+            "selector": "node.slot.idle",
+            "style": {
+                "width": "data(w)",
+                "height": "data(h)",
+                "background-color": "#f1f5f9",
+                "border-style": "dashed",
+                "border-color": "#cbd5e1",
+            },
+        },
+        {
+            "selector": "node.executor",
+            "style": {
+                "shape": "ellipse",
+                "width": 10,
+                "height": 10,
+                "background-color": "data(color)",
+                "border-width": 0.5,
+                "border-color": "#ffffff",
+                "label": "",
+            },
+        },
+        {
+            "selector": "edge.traffic",
+            "style": {
+                "curve-style": "bezier",
+                "width": "data(width)",
+                "opacity": 0.55,
+                "target-arrow-shape": "triangle",
+                "arrow-scale": 0.6,
+            },
+        },
+        {
+            "selector": "edge.inter-node",
+            "style": {
+                "line-color": TRAFFIC_COLORS["inter_node"],
+                "target-arrow-color": TRAFFIC_COLORS["inter_node"],
+                "z-index": 10,
+            },
+        },
+        {
+            "selector": "edge.inter-worker",
+            "style": {
+                "display": "element" if show_all_edges else "none",
+                "line-color": TRAFFIC_COLORS["inter_worker"],
+                "target-arrow-color": TRAFFIC_COLORS["inter_worker"],
+                "line-style": "dashed",
+            },
+        },
+        {"selector": "node:selected", "style": {"border-color": ACCENT, "border-width": 2}},
+    ]

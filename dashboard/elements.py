@@ -1,0 +1,212 @@
+"""Cytoscape elements of a panel: the topology DAG and the placement map.
+
+Pure functions: numbers in, element dicts out. The placement map is a
+compound graph, cluster node > worker slot > executor dot, with positions
+computed here (the ``preset`` layout), so every scheduler's map of one
+cluster has the same geometry and differences stand out. Traffic between
+workers is drawn as one edge per pair of slots (or, when that would be
+hundreds of edges, per pair of nodes) weighted by the number of
+executor-to-executor links it carries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.hardware import computation_power, processing_speed, total_cores
+from core.model import ACKER_ID, Node, Scenario
+from core.topology import TopologyGraph, component_of, index_of
+
+DOT = 14  # px between executor dot centres
+SLOT_GAP = 22  # px between slot boxes, room for the slot label
+NODE_GAP = 54  # px between node boxes, room for the two-line node label
+MAP_ASPECT = 1.7  # width / height of the map viewport the layout aims for
+MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
+
+Slot = tuple[str, int]
+
+
+def node_element_id(node: str) -> str:
+    return f"node:{node}"
+
+
+def slot_element_id(node: str, slot: int) -> str:
+    return f"slot:{node}:{slot}"
+
+
+def executor_element_id(executor: str) -> str:
+    return f"ex:{executor}"
+
+
+def dag_elements(
+    graph: TopologyGraph, colors: Mapping[str, str], parallelism: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """One node per component (label: id and parallelism), one edge per stream (its grouping)."""
+    par = parallelism or graph.parallelism
+    out: list[dict[str, Any]] = []
+    for c in graph.order:
+        kind = "spout" if not graph.preds[c] else "bolt"
+        classes = f"component {kind}" + (" acker" if c == ACKER_ID else "")
+        out.append({
+            "data": {"id": f"c:{c}", "label": f"{c}\n×{par[c]}", "color": colors.get(c, "#888"),
+                     "component": c, "parallelism": par[c]},
+            "classes": classes,
+        })
+    for s in graph.streams:
+        to_acker = s.target == ACKER_ID
+        out.append({
+            "data": {"id": f"s:{s.source}->{s.target}", "source": f"c:{s.source}",
+                     "target": f"c:{s.target}", "label": "" if to_acker else s.grouping},
+            "classes": "stream" + (" acker" if to_acker else ""),
+        })
+    return out
+
+
+def slot_links(
+    graph: TopologyGraph, placement: Mapping[str, Slot], by_node: bool = False
+) -> Counter:
+    """Executor-level links per pair of slots (or of nodes), intra-worker pairs included.
+
+    Counts follow :func:`core.metrics.edge_locality`: global feeds executor 0
+    only; local-or-shuffle stays inside a worker that holds a target.
+    """
+    def where(e: str):
+        return placement[e][0] if by_node else placement[e]
+
+    links: Counter = Counter()
+    for s in graph.streams:
+        downs_list = graph.executors(s.target)
+        if s.grouping == "global":
+            downs_list = downs_list[:1]
+        downs = Counter(where(e) for e in downs_list)
+        if s.grouping == "local-or-shuffle":
+            worker_downs = Counter(placement[e] for e in downs_list)
+            for e in graph.executors(s.source):
+                if worker_downs[placement[e]]:
+                    links[(where(e), where(e))] += worker_downs[placement[e]]
+                    continue
+                for down, n_down in downs.items():
+                    links[(where(e), down)] += n_down
+            continue
+        ups = Counter(where(e) for e in graph.executors(s.source))
+        for up, n_up in ups.items():
+            for down, n_down in downs.items():
+                links[(up, down)] += n_up * n_down
+    return links
+
+
+def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot]) -> int:
+    pairs = 0
+    for s in graph.streams:
+        ups = {placement[e] for e in graph.executors(s.source)}
+        downs = {placement[e] for e in graph.executors(s.target)}
+        pairs += len(ups) * len(downs)
+    return pairs
+
+
+def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> list[dict[str, Any]]:
+    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count."""
+    by_node = _link_pairs(graph, placement) > MAX_SLOT_LINKS
+    links = slot_links(graph, placement, by_node=by_node)
+    links = {k: v for k, v in links.items() if k[0] != k[1]}
+    top = max(links.values(), default=1)
+    out = []
+    for (a, b), count in sorted(links.items(), key=lambda kv: str(kv[0])):
+        if by_node:
+            src, dst, kind = node_element_id(a), node_element_id(b), "inter-node"
+        else:
+            src, dst = slot_element_id(*a), slot_element_id(*b)
+            kind = "inter-worker" if a[0] == b[0] else "inter-node"
+        out.append({
+            "data": {"id": f"t:{src}->{dst}", "source": src, "target": dst, "links": count,
+                     "width": round(1.0 + 5.0 * count / top, 2), "label": f"{count}"},
+            "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
+        })
+    return out
+
+
+def _grid_shape(count: int, aspect: float) -> tuple[int, int]:
+    """(columns, rows) holding ``count`` cells, about ``aspect`` times wider than tall."""
+    if count <= 0:
+        return 1, 1
+    cols = max(1, min(count, round(math.sqrt(count * aspect))))
+    return cols, math.ceil(count / cols)
+
+
+def node_label(node: Node, alpha: float = 0.8) -> str:
+    """Two lines: id and hardware; processing speed and computation power."""
+    ram = f"{node.ram_gb:g} GB"
+    sockets = f"{node.sockets}×" if node.sockets > 1 else ""
+    return (
+        f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {ram}\n"
+        f"{processing_speed(node):.0f} GFLOP/s · power {computation_power(node, alpha):.0f}"
+    )
+
+
+def _executor_sort_key(graph: TopologyGraph):
+    rank = {c: i for i, c in enumerate(graph.order)}
+    return lambda e: (rank.get(component_of(e), len(rank)), index_of(e))
+
+
+def placement_elements(
+    scenario: Scenario,
+    graph: TopologyGraph,
+    placement: Mapping[str, Slot],
+    colors: Mapping[str, str],
+    alpha: float = 0.8,
+) -> list[dict[str, Any]]:
+    """The placement map: every node and slot of the cluster (idle ones too), executor dots,
+    traffic between workers."""
+    per_slot: dict[Slot, list[str]] = {}
+    for e in sorted(placement, key=_executor_sort_key(graph)):
+        per_slot.setdefault(placement[e], []).append(e)
+    fullest = max((len(v) for v in per_slot.values()), default=1)
+    dot_cols, dot_rows = _grid_shape(fullest, 1.4)
+    slot_w, slot_h = max(dot_cols, 2) * DOT, max(dot_rows, 1) * DOT
+    nodes = list(scenario.cluster.nodes)
+    widest = max((n.slots for n in nodes), default=1)
+    slot_cols, slot_rows = _grid_shape(widest, 3.0)
+    node_w = slot_cols * (slot_w + SLOT_GAP)
+    node_h = slot_rows * (slot_h + SLOT_GAP)
+    node_cols, _ = _grid_shape(len(nodes), MAP_ASPECT * node_h / max(node_w, 1))
+    out: list[dict[str, Any]] = []
+    for i, node in enumerate(nodes):
+        x0 = (i % node_cols) * (node_w + NODE_GAP)
+        y0 = (i // node_cols) * (node_h + NODE_GAP)
+        used = any(per_slot.get((node.id, s)) for s in range(node.slots))
+        out.append({
+            "data": {"id": node_element_id(node.id), "label": node_label(node, alpha),
+                     "node": node.id, "cores": total_cores(node)},
+            "classes": "machine" + ("" if used else " unused"),
+        })
+        for s in range(node.slots):
+            cx = x0 + (s % slot_cols) * (slot_w + SLOT_GAP) + slot_w / 2
+            cy = y0 + (s // slot_cols) * (slot_h + SLOT_GAP) + slot_h / 2
+            execs = per_slot.get((node.id, s), [])
+            out.append({
+                "data": {"id": slot_element_id(node.id, s), "parent": node_element_id(node.id),
+                         "label": f"slot {s}" if execs else f"slot {s} · idle",
+                         "executors": len(execs), "w": slot_w, "h": slot_h},
+                "position": {"x": cx, "y": cy},
+                "classes": "slot" + ("" if execs else " idle"),
+            })
+            for j, e in enumerate(execs):
+                col, row = j % dot_cols, j // dot_cols
+                out.append({
+                    "data": {"id": executor_element_id(e), "parent": slot_element_id(node.id, s),
+                             "label": e, "component": component_of(e),
+                             "color": colors.get(component_of(e), "#888")},
+                    "position": {"x": cx - slot_w / 2 + (col + 0.5) * DOT,
+                                 "y": cy - slot_h / 2 + (row + 0.5) * DOT},
+                    "classes": "executor",
+                })
+    out.extend(traffic_elements(graph, placement))
+    return out
+
+
+def count_by_class(elements: Sequence[Mapping[str, Any]], cls: str) -> int:
+    """How many elements carry a class (handy for tests and summaries)."""
+    return sum(1 for el in elements if cls in el.get("classes", "").split())

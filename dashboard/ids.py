@@ -1,0 +1,101 @@
+"""Every component id of the dashboard, in one place.
+
+Plain strings for components that exist once; ``*_TYPE`` names are the
+``type`` key of pattern-matching ids for components that exist once per
+scheduler (``{"type": DAG_TYPE, "sched": "even"}``) or per parameter.
+"""
+
+URL = "url"
+
+# scenario bar
+PRESET = "preset"
+UPLOAD = "upload"
+DOWNLOAD_SCENARIO_BUTTON = "download-scenario-button"
+DOWNLOAD_SCENARIO = "download-scenario"
+RATE = "rate"
+SCHEDULERS = "schedulers"
+PARAMS_AREA = "params-area"
+PARAM_TYPE = "param"
+PARAMS_STORE = "params-store"
+BAR_MESSAGE = "bar-message"
+SCENARIO_TITLE = "scenario-title"
+SCENARIO_DESCRIPTION = "scenario-description"
+SCENARIO_FACTS = "scenario-facts"
+
+# scenario state: the loaded scenario and the last valid edited one
+BASE_STORE = "base-scenario"
+SCENARIO_STORE = "scenario"
+
+# editors
+NODES_GRID = "nodes-grid"
+COMPONENTS_GRID = "components-grid"
+STREAMS_GRID = "streams-grid"
+ROW_OP_TYPE = "row-op"
+WORKERS = "workers"
+ACKERS = "ackers"
+EDIT_MESSAGE = "edit-message"
+
+# placement panels
+PANELS = "panels"
+PANELS_TIMING = "panels-timing"
+ALL_EDGES = "all-edges"
+DAG_TYPE = "dag"
+MAP_TYPE = "placement-map"
+EXPORT_TYPE = "export"
+
+# simulation
+SIMULATE = "simulate"
+CANCEL = "cancel"
+SWEEP = "sweep"
+REPLICAS = "replicas"
+TUPLES = "tuples"
+PROGRESS_BAR = "progress-bar"
+PROGRESS_LABEL = "progress-label"
+SIM_MESSAGE = "sim-message"
+POLL = "poll"
+JOB_STORE = "job"
+RESULTS_STORE = "results"
+
+# charts and results
+CHART_THROUGHPUT = "chart-throughput"
+CHART_LATENCY = "chart-latency"
+CHART_SWEEP = "chart-sweep"
+CHART_CPU = "chart-cpu"
+CHART_TRAFFIC = "chart-traffic"
+CHART_RESOURCES = "chart-resources"
+CHART_MEMORY = "chart-memory"
+DIFF_TABLE = "diff-table"
+ENGINE_INFO = "engine-info"
+DOWNLOAD_CSV_BUTTON = "download-csv-button"
+DOWNLOAD_JSON_BUTTON = "download-json-button"
+DOWNLOAD_RESULTS = "download-results"
+
+CHARTS = (
+    CHART_THROUGHPUT,
+    CHART_LATENCY,
+    CHART_SWEEP,
+    CHART_CPU,
+    CHART_TRAFFIC,
+    CHART_RESOURCES,
+    CHART_MEMORY,
+)
+
+
+def dag_id(scheduler: str) -> dict[str, str]:
+    return {"type": DAG_TYPE, "sched": scheduler}
+
+
+def map_id(scheduler: str) -> dict[str, str]:
+    return {"type": MAP_TYPE, "sched": scheduler}
+
+
+def export_id(scheduler: str, graph: str, fmt: str) -> dict[str, str]:
+    return {"type": EXPORT_TYPE, "sched": scheduler, "graph": graph, "fmt": fmt}
+
+
+def param_id(scheduler: str, name: str) -> dict[str, str]:
+    return {"type": PARAM_TYPE, "sched": scheduler, "name": name}
+
+
+def row_op_id(grid: str, op: str) -> dict[str, str]:
+    return {"type": ROW_OP_TYPE, "grid": grid, "op": op}

@@ -1,0 +1,176 @@
+"""The server's job pool: Spark comparisons run in threads of this process.
+
+One warm SparkSession lives in the server process (``core.spark``); a job
+is a call to :func:`core.spark.run_comparison` in one of a few pool threads,
+with its job id as the Spark job group, so Cancel is
+``core.spark.cancel(job_id)``. The browser polls :meth:`JobPool.status`.
+Results go into the Flask cache (FileSystemCache) under a hash of the
+scenario and settings, so repeating a run is instant. Never a py4j session
+in a forked process: see DESIGN.md, "Spark".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from core import spark
+from core.comparison import SettingsError, explain_failure
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+Work = Callable[[str, Progress], dict[str, Any]]
+
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+FINISHED = (DONE, FAILED, CANCELLED)
+KEEP_JOBS = 64  # finished jobs remembered for polling
+
+
+def settings_key(scenario: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    """The cache key of a comparison: a hash of the scenario and every setting."""
+    text = json.dumps({"scenario": scenario, "settings": settings}, sort_keys=True)
+    return "comparison-" + hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class Job:
+    id: str
+    key: str
+    state: str = QUEUED
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    cached: bool = False
+    result: dict[str, Any] | None = None
+    started: float = 0.0
+    finished: float = 0.0
+
+    def snapshot(self) -> dict[str, Any]:
+        end = self.finished or time.time()
+        return {
+            "id": self.id,
+            "state": self.state,
+            "done": self.done,
+            "total": self.total,
+            "message": self.message,
+            "cached": self.cached,
+            "elapsed_s": round(end - self.started, 2) if self.started else 0.0,
+        }
+
+
+class JobPool:
+    """A few threads running comparisons, with progress, cancellation and a result cache."""
+
+    def __init__(self, cache: Any, max_workers: int = 2):
+        self._cache = cache
+        self._max_workers = max_workers
+        self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="slotscope-job")
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def prestart(self) -> None:
+        """Start every pool thread now (dash_duo kills threads started after its server)."""
+        barrier = threading.Barrier(self._max_workers)
+        futures = [self._executor.submit(barrier.wait, 10) for _ in range(self._max_workers)]
+        for f in futures:
+            f.result()
+
+    def warm(self, master: str | None = None) -> None:
+        """Start the SparkSession in a pool thread, so the first Simulate is fast."""
+        def start() -> None:
+            try:
+                spark.get_session(master)
+            except Exception as err:
+                log.warning("Spark did not start: %s", explain_failure(err))
+
+        self._executor.submit(start)
+
+    def submit(self, key: str, work: Work) -> str:
+        """Run ``work(job_id, progress)`` in the pool, or answer from the cache at once."""
+        job = Job(id=f"job-{uuid.uuid4().hex[:12]}", key=key, started=time.time())
+        cached = self._cache.get(key)
+        with self._lock:
+            self._forget_old()
+            self._jobs[job.id] = job
+        if cached is not None:
+            total = cached.get("engine", {}).get("tasks", 0)
+            self._finish(job, DONE, "from the cache", result=cached, done=total, total=total)
+            job.cached = True
+            return job.id
+        self._executor.submit(self._run, job, work)
+        return job.id
+
+    def _run(self, job: Job, work: Work) -> None:
+        if job.state == CANCELLED:
+            return
+        job.state = RUNNING
+
+        def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+
+        try:
+            result = work(job.id, progress)
+        except spark.JobCancelled:
+            self._finish(job, CANCELLED, "Simulation cancelled.")
+            return
+        except (spark.SparkUnavailable, SettingsError) as err:
+            self._finish(job, FAILED, str(err))
+            return
+        except Exception as err:
+            log.exception("job %s failed", job.id)
+            self._finish(job, FAILED, f"Simulation failed: {explain_failure(err)}")
+            return
+        try:
+            self._cache.set(self.key_of(job.id), result)
+        except Exception:
+            log.exception("could not cache the result of %s", job.id)
+        self._finish(job, DONE, "", result=result, done=job.total, total=job.total)
+
+    def _finish(self, job: Job, state: str, message: str, result: dict | None = None,
+                done: int | None = None, total: int | None = None) -> None:
+        job.result = result
+        if total is not None:
+            job.done, job.total = done or 0, total
+        job.message = message
+        job.finished = time.time()
+        job.state = state
+
+    def _forget_old(self) -> None:
+        finished = [j for j in self._jobs.values() if j.state in FINISHED]
+        for j in finished[: max(0, len(finished) - KEEP_JOBS)]:
+            del self._jobs[j.id]
+
+    def key_of(self, job_id: str) -> str:
+        return self._jobs[job_id].key
+
+    def status(self, job_id: str) -> dict[str, Any] | None:
+        job = self._jobs.get(job_id)
+        return job.snapshot() if job else None
+
+    def result(self, job_id: str) -> dict[str, Any] | None:
+        job = self._jobs.get(job_id)
+        return job.result if job else None
+
+    def cancel(self, job_id: str) -> bool:
+        """Cancel a queued or running job; False when it already finished."""
+        job = self._jobs.get(job_id)
+        if job is None or job.state in FINISHED:
+            return False
+        if job.state == QUEUED:
+            self._finish(job, CANCELLED, "Simulation cancelled.")
+            return True
+        job.message = "Cancelling…"
+        try:
+            spark.cancel(job_id)
+        except Exception as err:
+            log.warning("cancel of %s failed: %s", job_id, explain_failure(err))
+        return True

@@ -1,0 +1,83 @@
+"""L/F (Son & Moon 2020): pipelines, round robin over sorted slots, the paper's cohesion."""
+
+import pytest
+
+from core.metrics import schedule_metrics
+from core.presets import preset
+from core.schedulers import run_scheduler
+from core.topology import build_graph
+
+
+@pytest.mark.parametrize(
+    ("shape", "gain_pct"),
+    [
+        ("linear", 3900.00),
+        ("ascent", 71.78),
+        ("descent", 71.02),
+        ("diamond", 32.03),
+        ("star", 59.45),
+    ],
+)
+def test_lf_cohesion_gain_over_even_matches_the_paper_at_low_parallelism(shape, gain_pct):
+    sc = preset(f"lf-{shape}")
+    graph = build_graph(sc)
+    lf = schedule_metrics(run_scheduler(sc, "lf"), graph).cohesion
+    even = schedule_metrics(run_scheduler(sc, "even"), graph).cohesion
+    assert round((lf / even - 1) * 100, 2) == gain_pct
+
+
+def test_lf_linear_keeps_the_whole_pipeline_in_one_worker():
+    # 8 components x 1 executor: one pipeline c1#0 .. c8#0 -> slot 1 of the sorted
+    # slots (n1:0); every stream stays inside it: cohesion 7 x closeness 1 = 7.
+    sc = preset("lf-linear")
+    result = run_scheduler(sc, "lf")
+    assert set(result.placement().values()) == {("n1", 0)}
+    assert schedule_metrics(result, build_graph(sc)).cohesion == 7.0
+
+
+def test_lf_star_cuts_fourteen_pipelines_and_deals_them_round_robin():
+    # star 8,6,4,2,2,4,6,8: pipelines 1-2 take c1..c8; 3-4 stop at exhausted c4
+    # (c1..c3); 5-6 c1,c2; 7-8 c1 alone; then the walk starts at c6 (c4, c5 gone):
+    # 9-10 c6..c8; 11-12 c7,c8; 13-14 c8. 8 single-slot nodes -> n1..n8 in id order,
+    # pipeline i (from 0) -> slot i mod 8: pipeline 9 (c6#2, c7#2, c8#2) back on n1.
+    result = run_scheduler(preset("lf-star"), "lf")
+    placement = result.placement()
+    assert result.details["pipelines"] == 14
+    assert result.decisions[2].startswith("pipeline 3 of 14 (c1#2, c2#2, c3#2) -> n3 slot 0")
+    assert "L/F deals pipelines round robin over the sorted slots" in result.decisions[2]
+    assert [placement[e] for e in ("c6#2", "c7#2", "c8#2")] == [("n1", 0)] * 3
+    assert [placement[e] for e in ("c1#6", "c1#7", "c8#6", "c8#7")] == [
+        ("n7", 0), ("n8", 0), ("n5", 0), ("n6", 0)
+    ]
+
+
+def test_lf_walks_predecessors_before_successors(build):
+    # a(1) -> c(2) <- b(2), order a, b, c. Pipeline 1: a#0, its successor c#0, then c's
+    # predecessors: a (already in), b#0. Pipeline 2 starts at b (a is exhausted):
+    # b#1, c#1. Two single-slot nodes: pipeline 1 -> n1, pipeline 2 -> n2.
+    sc = build(
+        [("a", 1), ("b", 2), ("c", 2)],
+        [("a", "c"), ("b", "c")],
+        nodes=[("n1", 1), ("n2", 1)],
+        workers=2,
+    )
+    result = run_scheduler(sc, "lf")
+    assert result.decisions[0].startswith("pipeline 1 of 2 (a#0, c#0, b#0) -> n1 slot 0")
+    assert result.decisions[1].startswith("pipeline 2 of 2 (b#1, c#1) -> n2 slot 0")
+
+
+def test_lf_uses_the_first_w_sorted_slots(build):
+    # n2 has 2 slots, n1 one: sorted n2:0, n1:0, n2:1; W = 2 -> n2:0, n1:0.
+    # a(3) -> b(3): three pipelines (a#i, b#i) -> n2:0, n1:0, n2:0.
+    sc = build([("a", 3), ("b", 3)], [("a", "b")], nodes=[("n1", 1), ("n2", 2)], workers=2)
+    placement = run_scheduler(sc, "lf").placement()
+    assert [placement[f"a#{i}"] for i in range(3)] == [("n2", 0), ("n1", 0), ("n2", 0)]
+    assert all(placement[f"b#{i}"] == placement[f"a#{i}"] for i in range(3))
+
+
+def test_lf_with_more_workers_than_slots_uses_all_free_slots_and_says_so(build):
+    sc = build([("a", 4), ("b", 4)], [("a", "b")], nodes=[("n1", 1), ("n2", 1)], workers=5)
+    result = run_scheduler(sc, "lf")
+    assert result.ok
+    assert "only 2 slots are free" in result.decisions[0]
+    assert set(result.placement().values()) == {("n1", 0), ("n2", 0)}
