@@ -20,6 +20,9 @@ MAX_RATES = 64
 MAX_REPLICAS = 32
 MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
 NEEDS_OBSERVATIONS = ("aniello-online", "toss")  # fed from a simulation of `even` when absent
+# Schedulers that run a Spark job of their own: placed on the driver before the
+# comparison job (a Spark task cannot start another job), at the scenario's rate.
+DRIVER_SIDE = ("optimal",)
 
 
 class SettingsError(ValueError):
@@ -47,7 +50,7 @@ def scheduler_list(requested: Sequence[str]) -> list[str]:
 
     out: list[str] = []
     for sid in requested:
-        ids = [s for s in SCHEDULERS if s != "optimal"] if sid == "all" else [sid]
+        ids = list(SCHEDULERS) if sid == "all" else [sid]
         for s in ids:
             get_scheduler(s)
             if s not in out:
@@ -65,11 +68,14 @@ def comparison_tasks(
 ) -> list[dict[str, Any]]:
     """One JSON-ready task per (scheduler, rate, replica)."""
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
+    placed = {(sid, float(rate)): place_on_driver(at_rate(scenario, rate), sid, params)
+              for sid, params in schedulers if sid in DRIVER_SIDE for rate in rates}
     return [
         {
             "scenario": text,
             "scheduler": sid,
             "params": dict(params),
+            "schedule": placed.get((sid, float(rate))),
             "rate": float(rate),
             "replica": replica,
             "tuples": tuples,
@@ -79,6 +85,24 @@ def comparison_tasks(
         for rate in rates
         for replica in range(replicas)
     ]
+
+
+def at_rate(scenario: Scenario, rate: float) -> Scenario:
+    """The scenario with its offered rate set to ``rate`` (what schedulers optimise for)."""
+    if scenario.workload.rate == rate:
+        return scenario
+    workload = scenario.workload.model_copy(update={"rate": float(rate)})
+    return scenario.model_copy(update={"workload": workload})
+
+
+def place_on_driver(scenario: Scenario, sid: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A driver-side scheduler's result, or its refusal, ready to ship to tasks."""
+    from core.schedulers import SchedulerError, run_scheduler
+
+    try:
+        return run_scheduler(scenario, sid, params).to_dict()
+    except SchedulerError as err:
+        return {"refused": str(err)}
 
 
 @functools.lru_cache(maxsize=8)
@@ -99,13 +123,20 @@ def with_observations(scenario: Scenario, rate: float) -> Scenario:
 
 def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """Schedule and simulate one task; one result row (never raises for a failed placement)."""
-    from core.schedulers import run_scheduler
+    from core.schedulers import Schedule, run_scheduler
     from core.simulator import simulate
 
-    scenario = _scenario(task["scenario"])
-    if task["scheduler"] in NEEDS_OBSERVATIONS:
-        scenario = with_observations(scenario, task["rate"])
-    schedule = run_scheduler(scenario, task["scheduler"], task["params"])
+    scenario = at_rate(_scenario(task["scenario"]), task["rate"])
+    shipped = task.get("schedule")
+    if shipped and "refused" in shipped:
+        return {"scheduler": task["scheduler"], "rate": task["rate"], "replica": task["replica"],
+                "status": "refused", "message": shipped["refused"], "placement_ms": 0.0}
+    if shipped:
+        schedule = Schedule.from_dict(shipped)
+    else:
+        if task["scheduler"] in NEEDS_OBSERVATIONS:
+            scenario = with_observations(scenario, task["rate"])
+        schedule = run_scheduler(scenario, task["scheduler"], task["params"])
     if not schedule.ok:
         return {
             "scheduler": task["scheduler"],

@@ -23,6 +23,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -34,6 +35,12 @@ DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
 PROGRESS_POLL_S = 0.2
 MASTER_CONNECT_TIMEOUT_S = 3.0
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")  # Spark's JVM logs: errors only
+
+
+# Who hears about progress when a caller passes no callback (the CLI sets it
+# while a command runs in a terminal, so a nested search reports too).
+PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("progress", default=None)
 
 
 class SparkUnavailable(RuntimeError):
@@ -118,6 +125,8 @@ def get_session(master: str | None = None):
             .config("spark.python.worker.reuse", "true")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG}")
+            .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG}")
         )
         try:
             session = builder.getOrCreate()
@@ -177,6 +186,65 @@ def cancel(job_group: str) -> None:
             _Holder.session.sparkContext.cancelJobGroup(job_group)
 
 
+def map_tasks(
+    func: Callable[[Any], Any],
+    tasks: Sequence[Any],
+    job_group: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    master: str | None = None,
+) -> list[Any]:
+    """``[func(t) for t in tasks]`` as one Spark job, one task each, in order.
+
+    ``func`` must be a plain importable function (the optimal search's chunks).
+    Progress goes to ``progress`` or, when unset, to the listener of the
+    calling context (:data:`PROGRESS`).
+    """
+    session = get_session(master)
+    group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
+    report = progress or PROGRESS.get()
+
+    def job() -> list[Any]:
+        sc = session.sparkContext
+        sc.setJobGroup(group, "slotscope search", interruptOnCancel=True)
+        try:
+            return sc.parallelize(list(tasks), numSlices=max(1, len(tasks))).map(func).collect()
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+
+    return _watch(session, job, group, len(tasks), report)[0]
+
+
+def _watch(session, job, group: str, total: int, report) -> tuple[Any, float]:
+    """Run ``job`` in a thread, reporting progress until it ends; (result, wall s)."""
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = job()
+        except BaseException as err:  # handed to the caller's thread below
+            outcome["error"] = err
+
+    start = time.perf_counter()
+    worker = threading.Thread(target=work, name=f"spark-{group}", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(PROGRESS_POLL_S)
+        if report is not None:
+            done, _ = _progress(session.sparkContext, group)
+            report(min(done, total), total)
+    wall_s = time.perf_counter() - start
+    with _Holder.lock:
+        was_cancelled = group in _Holder.cancelled
+        _Holder.cancelled.discard(group)
+    if was_cancelled:
+        raise JobCancelled(f"job {group} was cancelled")
+    if "error" in outcome:
+        raise SparkUnavailable(f"the Spark job failed: {_first_line(outcome['error'])}")
+    if report is not None:
+        report(total, total)
+    return outcome["result"], wall_s
+
+
 def _run_job(session, tasks: list[dict[str, Any]], group: str) -> list[dict[str, Any]]:
     from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType
 
@@ -221,34 +289,12 @@ def run_comparison(
     session = get_session(master)
     tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
     group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["rows"] = _run_job(session, tasks, group)
-        except BaseException as err:  # handed to the caller's thread below
-            outcome["error"] = err
-
-    start = time.perf_counter()
-    worker = threading.Thread(target=work, name=f"spark-{group}", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(PROGRESS_POLL_S)
-        if progress is not None:
-            done, total = _progress(session.sparkContext, group)
-            progress(min(done, len(tasks)), len(tasks))
-    wall_s = time.perf_counter() - start
-    with _Holder.lock:
-        was_cancelled = group in _Holder.cancelled
-        _Holder.cancelled.discard(group)
-    if was_cancelled:
-        raise JobCancelled(f"job {group} was cancelled")
-    if "error" in outcome:
-        raise SparkUnavailable(f"the Spark job failed: {_first_line(outcome['error'])}")
-    if progress is not None:
-        progress(len(tasks), len(tasks))
+    rows, wall_s = _watch(
+        session, lambda: _run_job(session, tasks, group), group, len(tasks),
+        progress or PROGRESS.get(),
+    )
     order = [s for s, _ in schedulers]
     return {
         "engine": {**engine_info(session), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
-        "results": sort_results(outcome["rows"], order),
+        "results": sort_results(rows, order),
     }

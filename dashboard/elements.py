@@ -157,9 +157,10 @@ def placement_elements(
     placement: Mapping[str, Slot],
     colors: Mapping[str, str],
     alpha: float = 0.8,
+    traffic: bool = True,
 ) -> list[dict[str, Any]]:
     """The placement map: every node and slot of the cluster (idle ones too), executor dots,
-    traffic between workers."""
+    and (``traffic``, for complete placements) the traffic between workers."""
     per_slot: dict[Slot, list[str]] = {}
     for e in sorted(placement, key=_executor_sort_key(graph)):
         per_slot.setdefault(placement[e], []).append(e)
@@ -203,7 +204,8 @@ def placement_elements(
                                  "y": cy - slot_h / 2 + (row + 0.5) * DOT},
                     "classes": "executor",
                 })
-    out.extend(traffic_elements(graph, placement))
+    if traffic:
+        out.extend(traffic_elements(graph, placement))
     return out
 
 

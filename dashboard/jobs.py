@@ -27,6 +27,8 @@ from core.comparison import SettingsError, explain_failure
 
 log = logging.getLogger(__name__)
 
+EXTENSION = "slotscope_jobs"  # key of the pool in the Flask app's extensions
+
 Progress = Callable[[int, int], None]
 Work = Callable[[str, Progress], dict[str, Any]]
 
@@ -103,8 +105,8 @@ class JobPool:
             self._jobs[job.id] = job
         if cached is not None:
             total = cached.get("engine", {}).get("tasks", 0)
-            self._finish(job, DONE, "from the cache", result=cached, done=total, total=total)
             job.cached = True
+            self._finish(job, DONE, "", result=cached, done=total, total=total)
             return job.id
         self._executor.submit(self._run, job, work)
         return job.id
@@ -130,7 +132,7 @@ class JobPool:
             self._finish(job, FAILED, f"Simulation failed: {explain_failure(err)}")
             return
         try:
-            self._cache.set(self.key_of(job.id), result)
+            self._cache.set(job.key, result)
         except Exception:
             log.exception("could not cache the result of %s", job.id)
         self._finish(job, DONE, "", result=result, done=job.total, total=job.total)
@@ -148,9 +150,6 @@ class JobPool:
         finished = [j for j in self._jobs.values() if j.state in FINISHED]
         for j in finished[: max(0, len(finished) - KEEP_JOBS)]:
             del self._jobs[j.id]
-
-    def key_of(self, job_id: str) -> str:
-        return self._jobs[job_id].key
 
     def status(self, job_id: str) -> dict[str, Any] | None:
         job = self._jobs.get(job_id)
@@ -174,3 +173,18 @@ class JobPool:
         except Exception as err:
             log.warning("cancel of %s failed: %s", job_id, explain_failure(err))
         return True
+
+
+def install(server: Any, cache: Any, max_workers: int = 2) -> JobPool:
+    """Give a Flask server its job pool (threads start on first use or ``prestart``)."""
+    server.extensions[EXTENSION] = JobPool(cache, max_workers)
+    return server.extensions[EXTENSION]
+
+
+def job_pool(server: Any = None) -> JobPool:
+    """The job pool of ``server``, or of the Flask app serving the current request."""
+    if server is None:
+        from flask import current_app
+
+        server = current_app
+    return server.extensions[EXTENSION]

@@ -201,3 +201,16 @@ def delete_rows(
 ) -> list[dict[str, Any]]:
     chosen = {r.get(ROW_ID) for r in selected or ()}
     return [r for r in clear_marks(rows) if r.get(ROW_ID) not in chosen]
+
+
+def rows_after(
+    op: str, grid: str, rows: Sequence[Mapping[str, Any]], selected: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The rows after a row operation: ``add``, ``duplicate`` or ``delete`` (of the selection)."""
+    if op == "add":
+        return clear_marks(rows) + [new_row(grid, rows)]
+    if op == "duplicate":
+        return duplicate_rows(grid, rows, selected)
+    if op == "delete":
+        return delete_rows(rows, selected)
+    raise ValueError(f"unknown row operation '{op}'")

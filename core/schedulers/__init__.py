@@ -17,7 +17,9 @@ from core.schedulers import (
     even,
     hetero,
     lf,
+    optimal,
     rstorm,
+    slotscope,
     top_storm,
     toss,
 )
@@ -33,13 +35,15 @@ from core.schedulers.base import (
 
 SCHEDULERS: dict[str, SchedulerSpec] = {
     "even": even.SPEC,
+    "rstorm": rstorm.SPEC,
+    "aniello-offline": aniello_offline.SPEC,
+    "aniello-online": aniello_online.SPEC,
     "toss": toss.SPEC,
     "top-storm": top_storm.SPEC,
     "lf": lf.SPEC,
     "hetero": hetero.SPEC,
-    "rstorm": rstorm.SPEC,
-    "aniello-offline": aniello_offline.SPEC,
-    "aniello-online": aniello_online.SPEC,
+    "optimal": optimal.SPEC,
+    "slotscope": slotscope.SPEC,
 }
 
 __all__ = [

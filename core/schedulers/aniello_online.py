@@ -62,6 +62,7 @@ References
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -84,28 +85,45 @@ class _Infeasible(Exception):
 
 
 class _Bins:
-    """Workers (or nodes) with a count cap and a load cap each."""
+    """Workers (or nodes) with a count cap and a load cap each.
+
+    ``least_loaded`` keeps a lazy heap of (load, index): the lowest load wins,
+    then the lowest index, which is the authors' first-found strict minimum.
+    """
 
     def __init__(self, count_cap: Sequence[int], load_cap: Sequence[float]):
-        self.count_cap = np.asarray(count_cap, dtype=np.int64)
-        self.load_cap = np.asarray(load_cap, dtype=float) + _EPS
-        self.count = np.zeros(len(self.count_cap), dtype=np.int64)
-        self.load = np.zeros(len(self.count_cap))
+        self.count_cap = [int(c) for c in count_cap]
+        self.load_cap = [float(c) + _EPS for c in load_cap]
+        self.uniform = len(set(self.load_cap)) <= 1  # then one failed load check ends a search
+        self.count = [0] * len(self.count_cap)
+        self.load = [0.0] * len(self.count_cap)
+        self.heap = [(0.0, b) for b, c in enumerate(self.count_cap) if c > 0]
 
     def fits(self, b: int, k: int, load: float) -> bool:
-        return bool(
-            self.count[b] + k <= self.count_cap[b] and self.load[b] + load <= self.load_cap[b]
-        )
+        return self.count[b] + k <= self.count_cap[b] and self.load[b] + load <= self.load_cap[b]
 
     def least_loaded(self, k: int, load: float) -> int | None:
-        ok = (self.count + k <= self.count_cap) & (self.load + load <= self.load_cap)
-        if not ok.any():
-            return None
-        return int(np.argmin(np.where(ok, self.load, np.inf)))
+        heap, skipped, found = self.heap, [], None
+        while heap:
+            held, b = heap[0]
+            if held != self.load[b] or self.count[b] >= self.count_cap[b]:
+                heapq.heappop(heap)  # stale entry, or a full bin (pushed again when freed)
+            elif self.fits(b, k, load):
+                found = b
+                break
+            elif self.uniform and self.count[b] + k <= self.count_cap[b]:
+                break  # every other bin with room carries at least this load
+            else:
+                skipped.append(heapq.heappop(heap))
+        for entry in skipped:
+            heapq.heappush(heap, entry)
+        return found
 
     def put(self, b: int, load: float, sign: int = 1) -> None:
         self.count[b] += sign
         self.load[b] += sign * load
+        if self.count[b] < self.count_cap[b]:
+            heapq.heappush(self.heap, (self.load[b], b))
 
 
 def _pack(
@@ -124,7 +142,8 @@ def _pack(
     items with ``active`` False and no traffic are left out (empty workers).
     """
     item, where, kind = names
-    bin_of = np.full(len(loads), -1, dtype=np.int64)
+    loads = loads.tolist()
+    bin_of = [-1] * len(loads)
     why = [""] * len(loads)
 
     def put(x: int, b: int) -> None:
@@ -132,7 +151,7 @@ def _pack(
         bins.put(b, loads[x])
 
     def unput(x: int) -> None:
-        bins.put(int(bin_of[x]), loads[x], -1)
+        bins.put(bin_of[x], loads[x], -1)
         bin_of[x] = -1
 
     def single(x: int) -> int:
@@ -160,7 +179,7 @@ def _pack(
                 b = single(y)
                 why[y] = f"{hot[y]}: no room beside it; {where(b)} is the least loaded other"
             continue
-        was = {z: int(bin_of[z]) for z in (x, y)}
+        was = {z: bin_of[z] for z in (x, y)}
         cands = [b for b in was.values() if b >= 0]
         cands = sorted(set(cands)) if keep_order else list(dict.fromkeys(cands))
         extra = bins.least_loaded(1, max(loads[x], loads[y]))
@@ -169,8 +188,8 @@ def _pack(
         for z in (x, y):
             if bin_of[z] >= 0:
                 unput(z)
-        wx, ax = _link_weights(adj[x], y, bin_of)
-        wy, ay = _link_weights(adj[y], x, bin_of)
+        wx, ax = _link_weights(adj[x], y, bin_of, cands)
+        wy, ay = _link_weights(adj[y], x, bin_of, cands)
         best = None
         for bx in cands:
             if not bins.fits(bx, 1, loads[x]):
@@ -178,7 +197,7 @@ def _pack(
             bins.put(bx, loads[x])
             for by in cands:
                 if bins.fits(by, 1, loads[y]):
-                    cost = ax - wx.get(bx, 0.0) + ay - wy.get(by, 0.0) + (rate if bx != by else 0.0)
+                    cost = ax - wx[bx] + ay - wy[by] + (rate if bx != by else 0.0)
                     cost = round(cost, 6)
                     if best is None or cost < best[0]:
                         best = (cost, bx, by)
@@ -198,20 +217,24 @@ def _pack(
         if bin_of[x] < 0 and (active is None or active[x]):
             b = single(x)
             why[x] = f"no observed traffic: {where(b)} is the least loaded {kind} with room"
-    return bin_of, why
+    return np.array(bin_of, dtype=np.int64), why
 
 
 def _link_weights(
-    links: dict[int, float], partner: int, bin_of: np.ndarray
+    links: dict[int, float], partner: int, bin_of: list[int], cands: Sequence[int]
 ) -> tuple[dict[int, float], float]:
-    """Traffic from an item to placed neighbours, per bin and in all (partner excluded)."""
-    per_bin: dict[int, float] = {}
+    """Traffic from an item to placed neighbours: per candidate bin, and in all.
+
+    The pair's own link (to ``partner``) is left out: it is counted apart.
+    """
+    per_bin = dict.fromkeys(cands, 0.0)
     total = 0.0
     for o, r in links.items():
-        b = int(bin_of[o])
-        if o != partner and b >= 0:
-            per_bin[b] = per_bin.get(b, 0.0) + r
+        b = bin_of[o]
+        if b >= 0 and o != partner:
             total += r
+            if b in per_bin:
+                per_bin[b] += r
     return per_bin, total
 
 
@@ -223,15 +246,13 @@ def _fill_empty(
     why: list[str],
 ) -> None:
     """Move into each empty worker the executor whose move adds least traffic."""
-    n = len(bins.count)
-    empty = [s for s in range(n) if bins.count[s] == 0]
+    empty = [s for s, k in enumerate(bins.count) if k == 0]
     if not empty:
         return
-    own = np.array(
-        [sum(r for o, r in adj[e].items() if slot_of[o] == slot_of[e]) for e in range(len(slot_of))]
-    )
+    so = slot_of.tolist()
+    own = np.array([sum(r for o, r in adj[e].items() if so[o] == so[e]) for e in range(len(so))])
     for target in empty:
-        movable = (bins.count[slot_of] > 1) & (loads <= bins.load_cap[target])
+        movable = (np.array(bins.count)[slot_of] > 1) & (loads <= bins.load_cap[target])
         if not movable.any():
             continue
         cost = np.where(movable, np.round(own, 6), np.inf)
@@ -380,8 +401,8 @@ def _plan(
     )
     _fill_empty(slot_of, adj, loads, workers, why)
     slot_pairs = _hottest((int(slot_of[i]), int(slot_of[j]), r) for i, j, r in pairs)
-    used = workers.count > 0
-    slot_loads = np.where(used, workers.load, 0.0)
+    used = np.array(workers.count) > 0
+    slot_loads = np.where(used, np.array(workers.load), 0.0)
     hosts = _Bins([n.slots for n in nodes], capacity)
     node_of, slot_why = _pack(
         slot_loads,

@@ -75,6 +75,34 @@ class Schedule:
         """executor -> (node, slot)."""
         return {a.executor: (a.node, a.slot) for a in self.assignments}
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (for shipping a schedule to a Spark task)."""
+        return {
+            "scheduler": self.scheduler,
+            "status": self.status.value,
+            "params": dict(self.params),
+            "parallelism": dict(self.parallelism),
+            "assignments": [[a.executor, a.node, a.slot] for a in self.assignments],
+            "decisions": list(self.decisions),
+            "elapsed_ms": self.elapsed_ms,
+            "message": self.message,
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Schedule:
+        return cls(
+            scheduler=data["scheduler"],
+            status=Status(data["status"]),
+            params=data["params"],
+            parallelism=data["parallelism"],
+            assignments=tuple(assignment(e, n, int(s)) for e, n, s in data["assignments"]),
+            decisions=tuple(data["decisions"]),
+            elapsed_ms=data["elapsed_ms"],
+            message=data["message"],
+            details=data["details"],
+        )
+
 
 @dataclass(frozen=True)
 class Param:

@@ -43,10 +43,13 @@ Where the paper is silent (all deterministic):
   percent of rounding.
 - The new instance's TCU and the machines' MAC are computed after its
   component's input is re-split over the larger instance count.
-- Guards: at most ``MAX_ITERATIONS`` loop iterations, and the rate never
-  exceeds ``MAX_RATE`` (a topology with no CPU cost would otherwise rise
-  forever); either stop ends the loop at the last stable state and is
-  reported in ``details``.
+- Guards: at most ``MAX_ITERATIONS`` loop iterations (200,000; the bench's
+  10,000-executor, 1,000-machine scenario needs about 6,400), and the rate
+  never exceeds ``MAX_RATE`` (a topology with no CPU cost would otherwise
+  rise forever); either ends the loop at the last stable state. At most
+  ``MAX_INSTANCES`` instances in all (the scenario format's executor limit):
+  at the cap, a new instance is treated as one that fits nowhere. The reason
+  the loop stopped is in ``details["stop"]``.
 - If the first assignment cannot place a component, the status is
   ``not-enough-resources`` with the predicted need against the best
   capacity left.
@@ -73,13 +76,14 @@ from typing import Any
 import numpy as np
 
 from core.hardware import core_speed, total_cores
-from core.model import Node, Scenario
+from core.model import MAX_EXECUTORS, Node, Scenario
 from core.schedulers.base import Outcome, Param, SchedulerSpec, Status, assignment
 from core.topology import TopologyGraph, build_graph, executor_id
 
 DEFAULT_R0 = 1.0  # tuples/s: initial topology input rate
 MAX_ITERATIONS = 200_000  # loop guard; each iteration adds one instance or raises R
 MAX_RATE = 1e9  # tuples/s: far above any Storm cluster; stops a cost-free topology
+MAX_INSTANCES = MAX_EXECUTORS  # the scenario format's limit on executors
 CAPACITY_PCT = 100.0  # a machine's CPU, percent
 TOLERANCE_PCT = 1e-9
 
@@ -122,22 +126,30 @@ def cpu_model(scenario: Scenario, graph: TopologyGraph, machines: list[Node]) ->
 
 
 class _State:
-    """Instances (component, machine, why) and per-machine load terms.
+    """Instances (component, machine, reason) and per-machine load terms.
 
-    Load of machine j at rate R: ``R x per_rate[j] + fixed[j]``.
+    Load of machine j at rate R: ``R x per_rate[j] + fixed[j]``. A reason is
+    kept raw, ``(rate, hot machine, its load, TCU)`` (hot = -1 for the first
+    assignment), and worded only for the instances of the final state.
     """
 
     def __init__(self, model: _Model):
         self.m = model
-        self.reset()
+        self.instances: list[tuple[int, int, tuple[float, int, float, float]]] = []
+        self.truncate(0)
 
-    def reset(self) -> None:
-        model = self.m
-        self.instances: list[tuple[int, int, str]] = []
-        self.x = np.zeros(len(model.components), dtype=int)
-        self.hosts = np.zeros(model.a.shape, dtype=int)
-        self.per_rate = np.zeros(len(model.machines))
-        self.fixed = np.zeros(len(model.machines))
+    def truncate(self, n: int) -> None:
+        """Back to the first n instances (the last stable state), rebuilt in one go."""
+        del self.instances[n:]
+        a, met, visit = self.m.a, self.m.met, self.m.visit
+        self.hosts = np.zeros(a.shape, dtype=int)
+        if self.instances:
+            cs, js = np.array([(c, j) for c, j, _ in self.instances]).T
+            np.add.at(self.hosts, (cs, js), 1)
+        self.x = self.hosts.sum(axis=1)
+        share = np.divide(visit, self.x, out=np.zeros_like(visit), where=self.x > 0)
+        self.per_rate = (self.hosts * a * share[:, None]).sum(axis=0)
+        self.fixed = (self.hosts * met).sum(axis=0)
 
     def load(self, rate: float) -> np.ndarray:
         return rate * self.per_rate + self.fixed
@@ -146,100 +158,93 @@ class _State:
         """Re-split component c's input over ``new_x`` instances."""
         old = self.x[c]
         if old:
-            self.per_rate += self.hosts[c] * self.m.a[c] * self.m.visit[c] * (1 / new_x - 1 / old)
+            self.per_rate += self.hosts[c] * self.m.a[c] * (self.m.visit[c] * (1 / new_x - 1 / old))
         self.x[c] = new_x
 
-    def place(self, c: int, j: int, why: str) -> None:
+    def place(self, c: int, j: int, reason: tuple[float, int, float, float]) -> None:
         """Put one more instance of c (already counted in x) on machine j."""
-        self.instances.append((c, j, why))
+        self.instances.append((c, j, reason))
         self.hosts[c, j] += 1
         self.per_rate[j] += self.m.a[c, j] * self.m.visit[c] / self.x[c]
         self.fixed[j] += self.m.met[c, j]
 
-    def truncate(self, n: int) -> None:
-        """Back to the first n instances (the last stable state)."""
-        kept = self.instances[:n]
-        self.reset()
-        for c, _, _ in kept:
-            self.x[c] += 1
-        for c, j, why in kept:
-            self.place(c, j, why)
-
     def tcu(self, c: int, rate: float) -> np.ndarray:
         """TCU of one instance of c on every machine at the current x."""
-        return self.m.a[c] * rate * self.m.visit[c] / self.x[c] + self.m.met[c]
+        return self.m.a[c] * (rate * self.m.visit[c] / self.x[c]) + self.m.met[c]
 
-    def best_machine(self, c: int, rate: float) -> int | None:
+    def best_machine(self, c: int, rate: float) -> tuple[int, float] | None:
+        """Where a new instance of c has the least TCU among machines with room, and that TCU."""
         need = self.tcu(c, rate)
-        room = CAPACITY_PCT - self.load(rate)
-        fits = need <= room + TOLERANCE_PCT
+        fits = need <= CAPACITY_PCT + TOLERANCE_PCT - self.load(rate)
         if not fits.any():
             return None
-        return int(np.argmin(np.where(fits, need, np.inf)))
+        j = int(np.argmin(np.where(fits, need, np.inf)))
+        return j, float(need[j])
 
 
 def _first_assignment(state: _State, r0: float) -> str | None:
     """Place one instance per component; a message if one fits nowhere."""
-    names = [n.id for n in state.m.machines]
     for c, cid in enumerate(state.m.components):
         state.split(c, 1)
-        j = state.best_machine(c, r0)
-        if j is None:
+        best = state.best_machine(c, r0)
+        if best is None:
             need = float(state.tcu(c, r0).min())
             room = float((CAPACITY_PCT - state.load(r0)).max())
             return (
                 f"{cid} needs {need:.1f}% of a machine at R0 = {r0:g} tuples/s but at most "
                 f"{room:.1f}% is available on any machine"
             )
-        tcu = float(state.tcu(c, r0)[j])
-        state.place(
-            c,
-            j,
-            f"first instance of {cid}, placed where its predicted CPU at R0 = {r0:g} tuples/s "
-            f"is least among machines with room ({tcu:.2f}% of {names[j]})",
-        )
+        state.place(c, best[0], (r0, -1, 0.0, best[1]))
     return None
 
 
 def _maximize(state: _State, r0: float) -> tuple[float, int, str, int]:
     """The MaximizeThroughput loop; returns (stable rate, scale, why it stopped, iterations)."""
-    names = [n.id for n in state.m.machines]
     rate, scale = r0, 1
     stable = (len(state.instances), r0)  # the first assignment fits at R0 by construction
     for iteration in range(1, MAX_ITERATIONS + 1):
         load = state.load(rate)
-        over = np.flatnonzero(load > CAPACITY_PCT + TOLERANCE_PCT)
-        if over.size == 0:
+        hot = int(np.argmax(load))  # first machine with the highest load
+        if load[hot] <= CAPACITY_PCT + TOLERANCE_PCT:
             stable = (len(state.instances), rate)
             if rate + rate / scale > MAX_RATE:
                 return rate, scale, f"the rate would exceed {MAX_RATE:g} tuples/s", iteration
             rate += rate / scale
             continue
-        hot = int(over[0])
+        hot = int(np.argmax(load > CAPACITY_PCT + TOLERANCE_PCT))  # the first over-utilised
         on_hot = np.flatnonzero(state.hosts[:, hot])
         per_task = state.m.a[on_hot, hot] * rate * state.m.visit[on_hot] / state.x[on_hot]
         c = int(on_hot[np.argmax(per_task + state.m.met[on_hot, hot])])
-        state.split(c, state.x[c] + 1)
-        j = state.best_machine(c, rate)
-        if j is not None:
-            cid = state.m.components[c]
-            state.place(
-                c,
-                j,
-                f"added at {rate:.6g} tuples/s because {cid} was the hottest task on "
-                f"over-utilised {names[hot]} ({load[hot]:.1f}% CPU); {names[j]} is where the "
-                f"new instance's predicted CPU is least ({state.tcu(c, rate)[j]:.2f}%) with "
-                f"room for it",
-            )
-            continue
+        stuck = f"instance cap {MAX_INSTANCES} reached"
+        if len(state.instances) < MAX_INSTANCES:
+            state.split(c, state.x[c] + 1)
+            best = state.best_machine(c, rate)
+            if best is not None:
+                state.place(c, best[0], (rate, hot, float(load[hot]), best[1]))
+                continue
+            stuck = "no machine can take another instance"
         if rate <= scale:
             state.truncate(stable[0])
-            return stable[1], scale, "no machine can take another instance", iteration
+            return stable[1], scale, stuck, iteration
         scale *= 2
         state.truncate(stable[0])
         rate = stable[1]
     state.truncate(stable[0])
     return stable[1], scale, f"iteration cap {MAX_ITERATIONS} reached", MAX_ITERATIONS
+
+
+def _why(cid: str, reason: tuple[float, int, float, float], names: list[str], j: int) -> str:
+    rate, hot, hot_load, tcu = reason
+    if hot < 0:
+        return (
+            f"first instance of {cid}, placed where its predicted CPU at R0 = {rate:g} tuples/s "
+            f"is least among machines with room ({tcu:.2f}% of {names[j]})"
+        )
+    return (
+        f"added at {rate:.6g} tuples/s because {cid} was the hottest task on over-utilised "
+        f"{names[hot]} ({hot_load:.1f}% CPU); {names[j]} is where the new instance's predicted "
+        f"CPU is least ({tcu:.2f}%) with room for it"
+    )
 
 
 def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
@@ -264,12 +269,13 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
 
     count = dict.fromkeys(model.components, 0)
     assignments, decisions = [], []
-    for c, j, why in state.instances:
-        cid, node = model.components[c], machines[j].id
+    names = [n.id for n in machines]
+    for c, j, reason in state.instances:
+        cid = model.components[c]
         ex = executor_id(cid, count[cid])
         count[cid] += 1
-        assignments.append(assignment(ex, node, 0))
-        decisions.append(f"{ex} -> {node} slot 0: {why}")
+        assignments.append(assignment(ex, names[j], 0))
+        decisions.append(f"{ex} -> {names[j]} slot 0: {_why(cid, reason, names, j)}")
     throughput = float(rate * model.visit.sum())
     decisions.insert(
         0,

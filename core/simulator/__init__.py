@@ -73,9 +73,10 @@ def _rate(rate: Any) -> float:
 def _count(name: str, value: Any, low: int, high: int | None = None) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise SimulationError(name, f"{value!r} is not an integer")
-    if value < low or (high is not None and value > high):
-        span = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise SimulationError(name, f"{value} is outside {span}" if high else f"{value} is not {span}")
+    if high is not None and not low <= value <= high:
+        raise SimulationError(name, f"{value} is outside [{low}, {high}]")
+    if value < low:
+        raise SimulationError(name, f"{value} is below {low}")
     return int(value)
 
 

@@ -97,6 +97,8 @@ class _Loads:
     slot_of: np.ndarray
     node_of: np.ndarray
     rates: UnitRates
+    service: np.ndarray  # (E,) mean compute time per tuple on its node, s
+    serdes: np.ndarray  # (E,) mean (de)serialisation time per tuple processed, s
     cpu: np.ndarray  # (E,) cores per unit R
     node_cpu: np.ndarray  # (N,) cores per unit R
     fixed: np.ndarray  # (N,) cores, rate-independent
@@ -139,6 +141,8 @@ class Evaluator:
         self._fixed = fixed if fixed.any() else None
         self.visits = visit_ratios(self.graph)
         self._visit_total = sum(self.visits.values())
+        visit = np.array([self.visits[c] for c in self.graph.order])
+        self._inv_visit = np.where(visit > 0, 1.0 / np.where(visit > 0, visit, 1.0), 0.0)
         self._sink_total = sum(self.visits[c] for c in self.graph.sinks)
         net = scenario.network
         self._class_s = class_latency_s(net)
@@ -218,9 +222,11 @@ class Evaluator:
         deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
         send_n = r.src_out * (w_tot - w_n[ns])
         recv_n = t.tgt_w * (o_tot - out_n[nt])
-        cpu = r.arrival * self.service_s[t.exec_comp, node_of] + np.bincount(
-            self._both_ex, np.concatenate([ser, deser]), len(slot_of)
-        )
+        service = self.service_s[t.exec_comp, node_of]
+        serdes = np.bincount(self._both_ex, np.concatenate([ser, deser]), len(slot_of))
+        cpu = r.arrival * service + serdes
+        busy = r.arrival > 0
+        serdes = np.where(busy, serdes / np.where(busy, r.arrival, 1.0), 0.0)
         node_cpu = np.bincount(node_of, cpu, n_n)
         fixed = (
             np.bincount(node_of, self._fixed[t.exec_comp, node_of], n_n)
@@ -234,19 +240,22 @@ class Evaluator:
             t.src_sid, send_n * self._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc], n_s
         )
         max_rate, bottleneck = self._bounds(cpu, node_cpu, fixed, nic)
-        return _Loads(slot_of, node_of, r, cpu, node_cpu, fixed, nic, same_worker, same_node,
-                      total, wire, max_rate, bottleneck)
+        return _Loads(slot_of, node_of, r, service, serdes, cpu, node_cpu, fixed, nic,
+                      same_worker, same_node, total, wire, max_rate, bottleneck)
 
     def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
         headroom = self.nodes.cores - fixed
-        with np.errstate(divide="ignore", invalid="ignore"):
-            node_load = np.where(headroom > 0, node_cpu / np.where(headroom > 0, headroom, 1), np.inf)
-        e, n, m = int(np.argmax(cpu)), int(np.argmax(node_load)), int(np.argmax(nic))
+        if self._fixed is None:
+            node_load = node_cpu / headroom
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                node_load = np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
+        e, n, m = int(cpu.argmax()), int(node_load.argmax()), int(nic.argmax())
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
         candidates = [
-            (cpu[e], f"executor {self.executors[e]} thread"),
-            (node_load[n], f"node {self.nodes.ids[n]} CPU"),
-            (nic[m], f"node {self.nodes.ids[m]} NIC"),
+            (float(cpu[e]), f"executor {self.executors[e]} thread"),
+            (float(node_load[n]), f"node {self.nodes.ids[n]} CPU"),
+            (float(nic[m]), f"node {self.nodes.ids[m]} NIC"),
         ]
         load, name = max(candidates, key=lambda c: c[0])
         if load <= 0:
@@ -262,52 +271,43 @@ class Evaluator:
 
         Inflated by the node's utilisation when its CPU is oversubscribed.
         """
-        inflation = np.maximum(1.0, self.node_utilisation(loads, rate))
-        return self.service_s[self.table.exec_comp, loads.node_of] * inflation[loads.node_of]
+        util = self.node_utilisation(loads, rate)
+        if util.max() <= 1.0:
+            return loads.service
+        return loads.service * np.maximum(1.0, util)[loads.node_of]
 
     def latency_estimate_ms(self, loads: _Loads, rate: float) -> float:
         """Critical path of mean sojourn and transfer times at ``rate``, ms."""
-        t, r = self.table, loads.rates
-        lam = rate * r.arrival
+        lam = rate * loads.rates.arrival
         compute = self.service_means(loads, rate)
-        busy = lam > 0
-        per_tuple = np.where(busy, loads.cpu / np.where(busy, r.arrival, 1.0), 0.0)
-        mean = per_tuple + compute - self.service_s[t.exec_comp, loads.node_of]
+        mean = compute + loads.serdes
         rho = np.minimum(lam * mean, RHO_CAP)
-        second = compute**2 * self._cv2 + mean**2
-        sojourn = mean + lam * second / (2.0 * (1.0 - rho))
-        n_c = len(t.comp_start) - 1
-        weight = np.bincount(t.exec_comp, lam, n_c)
-        comp_s = np.bincount(t.exec_comp, lam * sojourn, n_c) / np.where(weight > 0, weight, 1)
-        counts = self._class_counts(loads)
-        delay = (counts @ self._class_s + loads.wire) / np.where(loads.total > 0, loads.total, 1)
-        path = np.zeros(n_c)
-        for c in range(n_c):
+        sojourn = mean + lam * (compute * compute * self._cv2 + mean * mean) / (2.0 * (1.0 - rho))
+        comp_s = (np.bincount(self.table.exec_comp, lam * sojourn, len(self._in))
+                  * self._inv_visit / rate).tolist()
+        sw, sn, total = loads.same_worker, loads.same_node, loads.total
+        sr = self._same_rack(loads) if self._racks > 1 else sn
+        lat = self._class_s
+        delay_sum = (sw * lat[0] + (sn - sw) * lat[1] + (sr - sn) * lat[2]
+                     + (total - sr) * lat[3] + loads.wire)
+        delay = (delay_sum / np.where(total > 0, total, 1.0)).tolist()
+        busy = (total > 0).tolist()
+        path = [0.0] * len(comp_s)
+        for c, ins in enumerate(self._in):
             best = 0.0
-            for k, u in self._in[c]:
-                if loads.total[k] > 0:
-                    best = max(best, path[u] + delay[k])
+            for k, u in ins:
+                if busy[k] and path[u] + delay[k] > best:
+                    best = path[u] + delay[k]
             path[c] = comp_s[c] + best
-        return float(path.max()) * 1e3
+        return max(path) * 1e3
 
-    def _class_counts(self, loads: _Loads) -> np.ndarray:
-        """Tuples per unit R of every stream in each locality class, shape (S, 4)."""
-        same_rack = loads.same_node
-        if self._racks > 1:
-            t, r, n_r = self.table, loads.rates, self._racks
-            rack = self.nodes.rack[loads.node_of]
-            out_r = np.bincount(self._src_r + rack[t.src_ex], r.src_out, len(t.streams) * n_r)
-            w_r = np.bincount(self._tgt_r + rack[t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
-            same_rack = (out_r * w_r).reshape(-1, n_r).sum(1) + r.local_total
-        return np.stack(
-            [
-                loads.same_worker,
-                loads.same_node - loads.same_worker,
-                same_rack - loads.same_node,
-                loads.total - same_rack,
-            ],
-            axis=1,
-        )
+    def _same_rack(self, loads: _Loads) -> np.ndarray:
+        """Tuples per unit R of every stream that stay inside one rack."""
+        t, r, n_r = self.table, loads.rates, self._racks
+        rack = self.nodes.rack[loads.node_of]
+        out_r = np.bincount(self._src_r + rack[t.src_ex], r.src_out, len(t.streams) * n_r)
+        w_r = np.bincount(self._tgt_r + rack[t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
+        return (out_r * w_r).reshape(-1, n_r).sum(1) + r.local_total
 
     def score(self, slots: np.ndarray, rate: float | None = None) -> Score:
         """Throughput, R*, latency estimate and nodes used: the hot-loop summary."""
@@ -328,18 +328,11 @@ class Evaluator:
         r0 = self.scenario.workload.rate if rate is None else float(rate)
         r_eff = min(r0, loads.max_rate)
         util = self.node_utilisation(loads, r_eff)
-        fixed_e = (
-            self._fixed[t.exec_comp, loads.node_of] if self._fixed is not None else 0.0
-        )
-        executor_cpu = r_eff * loads.cpu + fixed_e
-        counts = loads.same_worker, loads.same_node - loads.same_worker, loads.total - loads.same_node
-        names = ("intra_worker", "inter_worker", "inter_node")
-        traffic = {k: r_eff * float(c.sum()) for k, c in zip(names, counts, strict=True)}
-        traffic_bytes = {
-            k: r_eff * float(c @ t.tuple_bytes) for k, c in zip(names, counts, strict=True)
-        }
+        executor_cpu = r_eff * loads.cpu
+        if self._fixed is not None:
+            executor_cpu = executor_cpu + self._fixed[t.exec_comp, loads.node_of]
+        traffic, traffic_bytes = self._traffic(loads, r_eff)
         memory, warnings = self._memory(loads.slot_of)
-        used_nodes = np.bincount(loads.node_of, None, len(nodes.ids)) > 0
         return Analysis(
             rate=r0,
             effective_rate=r_eff,
@@ -353,14 +346,25 @@ class Evaluator:
             memory_mb=dict(zip(nodes.ids, memory.tolist(), strict=True)),
             traffic=traffic,
             traffic_bytes=traffic_bytes,
-            nodes_used=int(used_nodes.sum()),
+            nodes_used=int(np.count_nonzero(np.bincount(loads.node_of, None, len(nodes.ids)))),
             slots_used=int(np.count_nonzero(np.bincount(loads.slot_of, None, nodes.slots))),
-            executor_rate=dict(zip(self.executors, (r_eff * loads.rates.arrival).tolist(),
-                                   strict=True)),
-            executor_cpu=dict(zip(self.executors, np.broadcast_to(executor_cpu, len(
-                self.executors)).tolist(), strict=True)),
+            executor_rate=dict(
+                zip(self.executors, (r_eff * loads.rates.arrival).tolist(), strict=True)
+            ),
+            executor_cpu=dict(zip(self.executors, executor_cpu.tolist(), strict=True)),
             warnings=tuple(warnings),
         )
+
+    def _traffic(self, loads: _Loads, rate: float) -> tuple[dict, dict]:
+        """Tuples/s and bytes/s by locality class at ``rate``."""
+        sw, sn, total = loads.same_worker, loads.same_node, loads.total
+        classes = np.stack([sw, sn - sw, total - sn])
+        # differences of equal sums leave rounding dust: below 1e-12 of the stream is zero
+        classes[np.abs(classes) <= 1e-12 * total] = 0.0
+        names = ("intra_worker", "inter_worker", "inter_node")
+        tuples = (rate * classes.sum(1)).tolist()
+        size = (rate * (classes @ self.table.tuple_bytes)).tolist()
+        return dict(zip(names, tuples, strict=True)), dict(zip(names, size, strict=True))
 
     def _memory(self, slot_of: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Memory per node (MB) and over-commit warnings."""
@@ -370,7 +374,9 @@ class Evaluator:
         used = np.bincount(slot_of, None, nodes.slots) > 0
         worker = np.where(used, np.maximum(heap, per_slot), 0.0)
         memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
-        warnings = []
+        warnings: list[str] = []
+        if not (per_slot > heap).any() and not (memory > nodes.ram_mb).any():
+            return memory, warnings
         for g in np.flatnonzero(used & (per_slot > heap)):
             j = nodes.slot_node[g]
             warnings.append(

@@ -104,7 +104,7 @@ def key_executor(keys: int, parallelism: int) -> np.ndarray:
     Examples
     --------
     >>> key_executor(6, 3).tolist()
-    [2, 0, 2, 0, 1, 2]
+    [1, 2, 1, 0, 1, 2]
     """
     z = np.arange(keys, dtype=np.uint64) + _MIX_GAMMA
     z = (z ^ (z >> np.uint64(30))) * _MIX_1

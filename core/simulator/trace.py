@@ -42,10 +42,11 @@ import numpy as np
 
 from core.model import Network, Scenario
 from core.simulator.capacity import Evaluator
-from core.simulator.costs import class_latency_s, deserialize_s, locality_class, serialize_s
-from core.simulator.rates import StreamTable, is_ack_stream, key_executor, zipf_weights
+from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
+from core.simulator.rates import StreamTable, is_ack_stream
 
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
+HOP_TABLE_MAX = 1 << 22  # sender x target pairs up to which a stream's hop delays are tabulated
 PERCENTILES = (50, 95, 99)
 
 
@@ -54,17 +55,19 @@ class Route:
     """How one stream maps a uniform draw to a target executor."""
 
     kind: str  # "uniform", "fields", "local", "all" or "global"
+    source_start: int  # global index of the source component's executor 0
     target_start: int  # global index of the target component's executor 0
-    parallelism: int
+    parallelism: int  # of the target component
     ack: bool
     ser_s: float  # sender CPU per tuple leaving the worker
     deser_s: float  # receiver CPU per tuple from another worker
     tuple_bytes: float
-    cdf: np.ndarray | None = None  # fields: cumulative key popularity
-    key_target: np.ndarray | None = None  # fields: executor of each key
+    cdf: np.ndarray | None = None  # fields: cumulative share of the target executors
     local_first: np.ndarray | None = None  # local: per worker, offset into local_flat
     local_count: np.ndarray | None = None  # local: per worker, number of candidates
     local_flat: np.ndarray | None = None
+    delay_table: np.ndarray | None = None  # (sender, target) -> transfer delay, s
+    cross_table: np.ndarray | None = None  # (sender, target) -> leaves the worker
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,10 +142,13 @@ def trace_plan(evaluator: Evaluator, slots: np.ndarray, rate: float) -> TracePla
     t, net = evaluator.table, evaluator.scenario.network
     worker = loads.slot_of
     routes = []
+    nodes = evaluator.nodes
     for k, s in enumerate(t.streams):
-        d = int(t.dst_comp[k])
+        d, u = int(t.dst_comp[k]), int(t.src_comp[k])
         p, start = int(t.comp_start[d + 1] - t.comp_start[d]), int(t.comp_start[d])
+        senders = np.arange(t.comp_start[u], t.comp_start[u + 1])
         common = dict(
+            source_start=int(senders[0]),
             target_start=start,
             parallelism=p,
             ack=is_ack_stream(s),
@@ -150,9 +156,16 @@ def trace_plan(evaluator: Evaluator, slots: np.ndarray, rate: float) -> TracePla
             deser_s=float(deserialize_s(net, t.tuple_bytes[k])),
             tuple_bytes=float(t.tuple_bytes[k]),
         )
+        if len(senders) * p <= HOP_TABLE_MAX:
+            sender = np.repeat(senders, p)
+            target = np.tile(np.arange(start, start + p), len(senders))
+            delay, cross = hop_costs(net, worker, loads.node_of, nodes.rack,
+                                     nodes.nic_bits_per_s, sender, target, t.tuple_bytes[k])
+            common.update(delay_table=delay, cross_table=cross)
         if s.grouping == "fields" and not is_ack_stream(s):
-            cdf = np.cumsum(zipf_weights(s.keys, s.key_skew))
-            routes.append(Route("fields", cdf=cdf, key_target=key_executor(s.keys, p), **common))
+            # a key drawn by popularity, then hashed, is an executor drawn by its key mass
+            cdf = np.cumsum(t.weights[k])
+            routes.append(Route("fields", cdf=cdf / cdf[-1], **common))
         elif s.grouping == "local-or-shuffle":
             routes.append(Route("local", **common, **_local_table(worker[start : start + p],
                                                                   evaluator.nodes.slots)))
@@ -189,6 +202,22 @@ def _local_table(target_worker: np.ndarray, workers: int) -> dict[str, np.ndarra
     }
 
 
+def hop_costs(
+    net: Network,
+    worker: np.ndarray,
+    node: np.ndarray,
+    rack: np.ndarray,
+    nic_bits_per_s: np.ndarray,
+    sender: np.ndarray,
+    target: np.ndarray,
+    tuple_bytes: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Transfer delay (s) of each hop sender -> target, and whether it leaves the worker."""
+    cls = locality_class(worker[sender], worker[target], node[sender], node[target], rack)
+    delay = transfer_delay_s(net, cls, tuple_bytes, nic_bits_per_s[node[sender]])
+    return delay, cls > 0
+
+
 def unit_service(rng: np.random.Generator, n: int, cv: float) -> np.ndarray:
     """n service-time multipliers of mean 1 and coefficient of variation ``cv``."""
     if cv == 0:
@@ -212,8 +241,7 @@ def _targets(route: Route, u: np.ndarray, sender_worker: np.ndarray) -> np.ndarr
     """Target executor (index in its component) of each child, from uniforms u."""
     p = route.parallelism
     if route.kind == "fields":
-        key = np.minimum(np.searchsorted(route.cdf, u, side="right"), len(route.cdf) - 1)
-        return route.key_target[key]
+        return np.searchsorted(route.cdf, u, side="right")
     pick = np.minimum
     if route.kind == "local":
         count = route.local_count[sender_worker]
@@ -238,7 +266,6 @@ def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.nd
         fanout = np.full(n, whole, dtype=np.int64)
         if frac > 0:
             fanout += rng.random(n) < frac
-    lat = class_latency_s(plan.network)
     ser = np.zeros(n)
     batches = []
     for k in streams:
@@ -254,11 +281,12 @@ def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.nd
             local = _targets(route, rng.random(len(parent)), plan.worker[executor[parent]])
         target = route.target_start + local
         sender = executor[parent]
-        cls = locality_class(plan.worker[sender], plan.worker[target], plan.node[sender],
-                             plan.node[target], plan.rack)
-        wire = route.tuple_bytes * 8.0 / plan.nic_bits_per_s[plan.node[sender]]
-        delay = lat[cls] + np.where(cls >= 2, wire, 0.0)
-        cross = cls > 0
+        if route.delay_table is not None:
+            cell = (sender - route.source_start) * route.parallelism + local
+            delay, cross = route.delay_table[cell], route.cross_table[cell]
+        else:
+            delay, cross = hop_costs(plan.network, plan.worker, plan.node, plan.rack,
+                                     plan.nic_bits_per_s, sender, target, route.tuple_bytes)
         ser += np.bincount(parent, cross * route.ser_s, n)
         batches.append((k, parent, target, delay, np.where(cross, route.deser_s, 0.0)))
     return batches, ser
@@ -295,7 +323,8 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + deser + ser
         for k, parent, target, delay, child_deser in children:
-            pending[int(t.dst_comp[k])].append((k, parent, target, delay, child_deser, root[parent]))
+            batch = (k, parent, target, delay, child_deser, root[parent])
+            pending[int(t.dst_comp[k])].append(batch)
         yield Step(c, executor, root, service, arrival, sources)
 
 
@@ -316,23 +345,27 @@ def fifo_departures(
     ...                 np.array([0, 0, 1]), 2).tolist()
     [2.0, 3.0, 2.5]
     """
-    order = np.argsort(arrival, kind="stable")
     if servers > 1:
-        key = server[order].astype(np.int16 if servers < 2**15 else np.int64)
-        order = order[np.argsort(key, kind="stable")]
-    a, s = arrival[order], service[order]
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(server, minlength=servers))])
-    done = np.empty_like(a)
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        if lo == hi:
-            continue
-        cum = np.cumsum(s[lo:hi])
-        start = a[lo:hi].copy()
-        start[1:] -= cum[:-1]
-        np.maximum.accumulate(start, out=start)
-        done[lo:hi] = start + cum
-    out = np.empty_like(done)
-    out[order] = done
+        # a radix sort by server (stable), then by time within each server
+        by_server = np.argsort(server.astype(np.int16 if servers < 2**15 else np.int64),
+                               kind="stable")
+        bounds = np.cumsum(np.bincount(server, minlength=servers)).tolist()
+    else:
+        by_server, bounds = None, [len(arrival)]
+    out = np.empty_like(arrival)
+    lo = 0
+    for hi in bounds:
+        if hi > lo:
+            idx = slice(lo, hi) if by_server is None else by_server[lo:hi]
+            a = arrival[idx]
+            order = np.argsort(a, kind="stable")
+            a, s = a[order], service[idx][order]
+            cum = np.cumsum(s)
+            a[1:] -= cum[:-1]
+            np.maximum.accumulate(a, out=a)
+            a += cum
+            out[order if by_server is None else idx[order]] = a
+        lo = hi
     return out
 
 

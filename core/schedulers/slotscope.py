@@ -1,0 +1,210 @@
+"""slotscope's own scheduler: the best of the papers, then local search.
+
+Each paper gets one thing right: locality (L/F pipelines, Aniello's traffic
+pairs), heterogeneity (TOP-Storm's power order, Nasiri's CPU model), resource
+awareness (R-Storm). This scheduler takes every other scheduler's placement,
+keeps the best under the analytic model (the same objective as ``optimal``:
+more throughput, then lower latency estimate, then fewer nodes), and improves
+it by deterministic local search:
+
+1. moves: each executor, in order of its CPU demand (hungriest first), to
+   every slot already in use and to the first free slot of every node (free
+   slots of a node are interchangeable), most powerful nodes first, while at
+   most max(W, slots the start uses) slots are in use;
+2. swaps: each pair of executors of different components in different slots.
+
+The first improving move or swap is taken and the scan restarts from the
+next executor; the search ends when a full pass finds nothing, or after
+``budget`` evaluations. Everything is deterministic: same input, same result.
+Since moves are only taken when they improve the objective, the result is
+never worse than the best start under the model.
+
+The schedulers that need runtime observations (``aniello-online``, ``toss``)
+get them from a simulation of ``even``'s placement, as in a comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from core.hardware import computation_power
+from core.model import Scenario
+from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment
+
+EXCLUDED = ("optimal", "slotscope")  # not starting points: too slow, or ourselves
+
+
+def _starts(scenario: Scenario):
+    """Every other scheduler's successful schedule, in registry order."""
+    from core.comparison import NEEDS_OBSERVATIONS, with_observations
+    from core.schedulers import SCHEDULERS, run_scheduler
+
+    observed = None
+    for sid in SCHEDULERS:
+        if sid in EXCLUDED:
+            continue
+        sc = scenario
+        if sid in NEEDS_OBSERVATIONS:
+            observed = observed or with_observations(scenario, scenario.workload.rate)
+            sc = observed
+        result = run_scheduler(sc, sid)
+        if result.ok:
+            yield sid, result
+
+
+def _fmt(score) -> str:
+    return (f"throughput {score.throughput:,.0f}/s, R* {score.max_rate:,.0f}/s, "
+            f"latency estimate {score.latency_estimate_ms:.3f} ms, {score.nodes_used} nodes")
+
+
+def _gain(before, after) -> str:
+    if after.throughput > before.throughput * (1 + 1e-9):
+        return f"throughput +{after.throughput / before.throughput - 1:.2%}"
+    if after.latency_estimate_ms < before.latency_estimate_ms * (1 - 1e-9):
+        return f"latency estimate -{1 - after.latency_estimate_ms / before.latency_estimate_ms:.2%}"
+    return f"one node fewer ({after.nodes_used})"
+
+
+class _Search:
+    """Local search state over one evaluator."""
+
+    def __init__(self, ev, slots: np.ndarray, cap: int, budget: int, node_order: np.ndarray):
+        from core.schedulers.optimal import score_key
+
+        self.ev, self.cap, self.budget = ev, cap, budget
+        self.key = score_key
+        self.slots = slots.copy()
+        self.score = ev.score(self.slots)
+        self.evaluations = 1
+        self.node_order = node_order
+        self.moves: list[str] = []
+        self.moved: dict[str, int] = {}
+
+    def _try(self, candidate: np.ndarray) -> bool:
+        self.evaluations += 1
+        score = self.ev.score(candidate)
+        if self.key(score) < self.key(self.score):
+            self.last = (self.score, score)
+            self.slots, self.score = candidate, score
+            return True
+        return False
+
+    def _targets(self, current: int) -> list[int]:
+        nodes = self.ev.nodes
+        used = np.bincount(self.slots, minlength=nodes.slots) > 0
+        may_open = used.sum() < self.cap
+        out = []
+        for j in self.node_order:
+            lo, hi = int(nodes.slot_start[j]), int(nodes.slot_start[j + 1])
+            out += [g for g in range(lo, hi) if used[g] and g != current]
+            free = [g for g in range(lo, hi) if not used[g]]
+            if free and may_open:
+                out.append(free[0])
+        return out
+
+    def _label(self, g: int) -> str:
+        nodes = self.ev.nodes
+        j = int(nodes.slot_node[g])
+        return f"{nodes.ids[j]}:{g - int(nodes.slot_start[j])}"
+
+    def run(self, order: list[int]) -> None:
+        names = self.ev.executors
+        comp = self.ev.table.exec_comp
+        improved = True
+        while improved and self.evaluations < self.budget:
+            improved = False
+            for i in order:
+                for g in self._targets(int(self.slots[i])):
+                    cand = self.slots.copy()
+                    src = int(cand[i])
+                    cand[i] = g
+                    if self._try(cand):
+                        self._record(f"move {names[i]} {self._label(src)} -> {self._label(g)}",
+                                     [names[i]])
+                        improved = True
+                        break
+                    if self.evaluations >= self.budget:
+                        return
+            for a in order:
+                for b in order:
+                    if b <= a or comp[a] == comp[b] or self.slots[a] == self.slots[b]:
+                        continue
+                    cand = self.slots.copy()
+                    cand[a], cand[b] = cand[b], cand[a]
+                    if self._try(cand):
+                        self._record(f"swap {names[a]} <-> {names[b]}", [names[a], names[b]])
+                        improved = True
+                    if self.evaluations >= self.budget:
+                        return
+
+    def _record(self, what: str, executors: list[str]) -> None:
+        before, after = self.last
+        self.moves.append(f"step {len(self.moves) + 1}: {what}: {_gain(before, after)}")
+        for e in executors:
+            self.moved[e] = len(self.moves)
+
+
+def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+    """Best of the other schedulers, improved by moves and swaps (see module doc)."""
+    from core.schedulers.optimal import score_key
+    from core.simulator.capacity import Evaluator
+
+    best = None
+    tried = []
+    for sid, result in _starts(scenario):
+        ev = Evaluator(scenario, result.parallelism)
+        slots = ev.encode(result.placement())
+        score = ev.score(slots)
+        tried.append(f"{sid}: {_fmt(score)}")
+        if best is None or score_key(score) < score_key(best[2]):
+            best = (sid, ev, score, slots)
+    sid, ev, start_score, slots = best
+    power = np.array([computation_power(n) for n in scenario.cluster.nodes])
+    node_order = np.argsort(-power, kind="stable")
+    cap = max(scenario.workers, int(np.count_nonzero(np.bincount(slots))))
+    search = _Search(ev, slots, cap, params["budget"], node_order)
+    loads = ev.loads(slots)
+    order = [int(i) for i in np.argsort(-loads.cpu, kind="stable")]
+    search.run(order)
+    decisions = [
+        f"start from {sid}, the best of {len(tried)} schedulers under the analytic model "
+        f"({_fmt(start_score)})",
+        *[f"candidate {t}" for t in tried],
+        *search.moves,
+        f"local search: {len(search.moves)} improving steps in {search.evaluations:,} "
+        f"evaluations; result {_fmt(search.score)}",
+    ]
+    placement = ev.decode(search.slots)
+    out = []
+    for e, (node, slot) in placement.items():
+        out.append(assignment(e, node, slot))
+        step = search.moved.get(e)
+        decisions.append(
+            f"{e} -> {node} slot {slot}: "
+            + (f"placed by local search step {step}" if step else f"kept from {sid}'s placement")
+        )
+    return Outcome(
+        assignments=tuple(out),
+        decisions=tuple(decisions),
+        parallelism=dict(ev.graph.parallelism) if sid == "hetero" else None,
+        details={
+            "start": sid,
+            "steps": len(search.moves),
+            "evaluations": search.evaluations,
+            "throughput": search.score.throughput,
+            "latency_estimate_ms": search.score.latency_estimate_ms,
+        },
+    )
+
+
+SPEC = SchedulerSpec(
+    id="slotscope",
+    name="slotscope (best start + local search)",
+    paper="slotscope's own scheduler",
+    params=(Param("budget", 20_000, "maximum analytic evaluations of the local search", int, 1),),
+    run=schedule,
+    summary="Best of the other schedulers under the analytic model, improved by moves and swaps.",
+)

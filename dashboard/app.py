@@ -1,0 +1,51 @@
+"""The Dash app: ``app``, its Flask ``server`` (for gunicorn) and ``run``.
+
+Importing this module creates no Spark session and starts no thread: the
+job pool starts its threads on first use, and ``run`` warms Spark in one of
+them. Serve with one gunicorn worker and several threads (see Procfile).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import dash_cytoscape as cyto
+from dash import Dash
+from flask_caching import Cache
+
+from dashboard import charts, editors, jobs, layout, panels, scenario_bar, simulate
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+CACHE_DIR_ENV = "SLOTSCOPE_CACHE_DIR"
+CACHE_SIZE = 200  # comparisons kept on disk
+
+cyto.load_extra_layouts()  # dagre, and the SVG export of generateImage
+
+app = Dash(
+    __name__,
+    assets_folder=str(ASSETS),
+    title="slotscope",
+    update_title=None,
+    meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"}],
+)
+server = app.server
+cache = Cache(server, config={
+    "CACHE_TYPE": "FileSystemCache",
+    "CACHE_DIR": os.environ.get(CACHE_DIR_ENV) or str(Path(tempfile.gettempdir()) / "slotscope-cache"),
+    "CACHE_DEFAULT_TIMEOUT": 0,
+    "CACHE_THRESHOLD": CACHE_SIZE,
+})
+jobs.install(server, cache)
+app.layout = layout.serve
+
+FEATURES = (charts, editors, panels, scenario_bar, simulate)  # modules whose @callbacks the app serves
+
+
+def run(host: str = "127.0.0.1", port: int = 8050, master: str | None = None,
+        debug: bool = False) -> None:
+    """Serve the dashboard; Spark (``master``, default local[*]) warms up in the job pool."""
+    server.config[simulate.MASTER_CONFIG] = master
+    jobs.job_pool(server).warm(master)
+    app.run(host=host, port=port, debug=debug)

@@ -1,0 +1,135 @@
+"""The simulation charts, the difference table against ``even`` and the result downloads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dash import Input, Output, State, callback, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from dashboard import ids, registry
+from dashboard.colors import BETTER, WORSE
+from dashboard.export import results_csv, results_json
+from dashboard.figures import (
+    DIFF_METRICS,
+    cpu_heatmap,
+    difference_rows,
+    empty_figure,
+    latency_figure,
+    memory_figure,
+    ok_rows,
+    resources_figure,
+    sweep_figure,
+    throughput_figure,
+    traffic_figure,
+)
+
+BASELINE = "even"
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+                "toImageButtonOptions": {"format": "svg", "filename": "slotscope-chart"}}
+WIDE_CHARTS = (ids.CHART_SWEEP,)
+WAITING = "Press ▶ Simulate to run the comparison on Spark"
+
+
+def _graph(chart_id: str) -> html.Div:
+    wide = " chart-wide" if chart_id in WIDE_CHARTS else ""
+    return html.Div(dcc.Graph(id=chart_id, figure=empty_figure(WAITING), config=GRAPH_CONFIG),
+                    className=f"chart card{wide}")
+
+
+def layout() -> html.Section:
+    return html.Section(className="section", children=[
+        html.Div(className="section-head", children=[
+            html.H2("Simulation"),
+            html.Span(id=ids.ENGINE_INFO, className="muted timing"),
+            html.Div(className="downloads", children=[
+                html.Button("Results CSV", id=ids.DOWNLOAD_CSV_BUTTON, className="btn btn-ghost"),
+                html.Button("Results JSON", id=ids.DOWNLOAD_JSON_BUTTON, className="btn btn-ghost"),
+                dcc.Download(id=ids.DOWNLOAD_RESULTS),
+            ]),
+        ]),
+        html.Div([_graph(c) for c in ids.CHARTS], className="charts"),
+        html.Div(id=ids.DIFF_TABLE, className="card diff-card",
+                 children=html.P("The difference table appears after a simulation.", className="muted")),
+    ])
+
+
+def _delta(value: float | None, direction: int) -> html.Span:
+    if value is None:
+        return html.Span("", className="delta")
+    good = direction * value
+    color = BETTER if good > 0.05 else WORSE if good < -0.05 else None
+    return html.Span(f"{value:+.1f}%", className="delta", style={"color": color} if color else {})
+
+
+def _format(value: float) -> str:
+    if value != value:
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def difference_table(rows: Sequence[Mapping[str, Any]], rate: float,
+                     colors: Mapping[str, str]) -> html.Table:
+    """Every metric per scheduler with its change against ``even`` (green: better)."""
+    diff = difference_rows(rows, rate, BASELINE)
+    head = html.Tr([html.Th("scheduler")] + [
+        html.Th([m.label, html.Br(), html.Span(m.unit, className="unit")]) for m in DIFF_METRICS])
+    body = [html.Tr([html.Td([html.Span(className="dot", style={"background": colors.get(r["scheduler"])}),
+                              r["scheduler"]], className="sched-cell")]
+                    + [html.Td([_format(r[m.key]), _delta(r[f"{m.key}_delta"], m.direction)])
+                       for m in DIFF_METRICS])
+            for r in diff]
+    return html.Table([html.Thead(head), html.Tbody(body)], className="diff-table")
+
+
+@callback(
+    *[Output(c, "figure") for c in ids.CHARTS],
+    Output(ids.DIFF_TABLE, "children"),
+    Output(ids.ENGINE_INFO, "children"),
+    Input(ids.RESULTS_STORE, "data"),
+    prevent_initial_call=True,
+)
+def show_results(results):
+    """Charts and table from the result rows of the last simulation."""
+    if not results:
+        raise PreventUpdate
+    rows, rate, colors = results["results"], results["offered"], registry.colors()
+    failed = [r for r in rows if r.get("status", "ok") != "ok"]
+    if not ok_rows(rows):
+        empty = empty_figure("No scheduler produced a placement to simulate")
+        return [empty] * len(ids.CHARTS) + [html.P("No results.", className="muted"), ""]
+    figures = [
+        throughput_figure(rows, rate, colors),
+        latency_figure(rows, rate, colors),
+        sweep_figure(rows, colors),
+        cpu_heatmap(rows, rate, colors),
+        traffic_figure(rows, rate, colors),
+        resources_figure(rows, rate, colors),
+        memory_figure(rows, rate, colors),
+    ]
+    notes = [html.P(f"{r['scheduler']} at {r['rate']:g}/s: {r['status']} {r.get('message', '')}",
+                    className="alert alert-warn") for r in failed[:5]]
+    table = [html.H3(f"Every metric against {BASELINE} at {rate:g} tuples/s offered"),
+             difference_table(rows, rate, colors), *notes]
+    engine = results.get("engine", {})
+    info = (f"{engine.get('tasks', len(rows))} Spark tasks on {engine.get('master', '?')} "
+            f"in {engine.get('wall_s', 0):.1f} s")
+    return [*figures, table, info]
+
+
+@callback(
+    Output(ids.DOWNLOAD_RESULTS, "data"),
+    Input(ids.DOWNLOAD_CSV_BUTTON, "n_clicks"),
+    Input(ids.DOWNLOAD_JSON_BUTTON, "n_clicks"),
+    State(ids.RESULTS_STORE, "data"),
+    prevent_initial_call=True,
+)
+def download_results(_csv, _json, results):
+    if not results:
+        return no_update
+    doc = {"engine": results.get("engine", {}), "results": results.get("results", [])}
+    if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON:
+        return {"content": results_csv(doc), "filename": "slotscope-results.csv", "type": "text/csv"}
+    return {"content": results_json(doc), "filename": "slotscope-results.json",
+            "type": "application/json"}

@@ -1,0 +1,102 @@
+"""The page: top bar, scenario bar, editors, placement panels, charts, glossary.
+
+``serve`` builds the whole page for the default preset on every page load,
+panels included, so the first paint needs no callback round trip; a URL
+naming another preset or selection is applied by the scenario bar.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import Input, Output, callback, dcc, html
+
+from core.model import Scenario, validate_scenario
+from core.presets import PRESETS, preset
+from dashboard import charts, editors, ids, panels, registry, scenario_bar
+from dashboard.rows import scenario_rows
+
+DEFAULT_PRESET = "wordcount"
+
+GLOSSARY = (
+    ("Node", "A machine (Storm: a supervisor). It offers a number of worker slots; its hardware "
+             "(cores, GHz, FLOPs per cycle, RAM) sets its processing speed and power."),
+    ("Slot / worker", "A worker process (one JVM) on a node. A node offers `slots` of them; a "
+                      "topology asks for W workers, and each scheduler decides which slots to use."),
+    ("Executor", "A thread inside a worker running instances of one component. A component's "
+                 "parallelism is its number of executors; the dots in a placement map are executors."),
+    ("Task", "One instance of a component's code. Storm may run several tasks in one executor; "
+             "slotscope runs one task per executor, so here a task is an executor."),
+    ("Component", "A spout (a source of tuples) or a bolt (an operator) of the topology DAG; "
+                  "streams connect them with a grouping (shuffle, fields, ...)."),
+)
+
+
+def facts(scenario: Scenario) -> str:
+    """One line: executors, components, nodes, slots and W."""
+    topo = scenario.topology
+    executors = sum(c.parallelism for c in topo.components) + topo.ackers
+    slots = sum(n.slots for n in scenario.cluster.nodes)
+    return (f"{executors} executors · {len(topo.components)} components · "
+            f"{len(scenario.cluster.nodes)} nodes · {slots} slots · W = {scenario.workers}")
+
+
+def topbar(scenario: Scenario) -> html.Header:
+    return html.Header(className="topbar", children=[
+        html.Div(className="brand", children=[
+            html.Span("slot", className="brand-a"), html.Span("scope", className="brand-b"),
+            html.Span("Storm schedulers, side by side", className="tagline"),
+        ]),
+        html.Div(className="scenario-heading", children=[
+            html.Div(scenario.name, id=ids.SCENARIO_TITLE, className="scenario-title"),
+            html.Div(facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"),
+        ]),
+        html.A("Glossary", href="#glossary", className="topbar-link"),
+    ])
+
+
+def glossary() -> html.Section:
+    return html.Section(id="glossary", className="card glossary", children=[
+        html.H2("Glossary"),
+        html.Dl([part for term, text in GLOSSARY for part in (html.Dt(term), html.Dd(text))]),
+    ])
+
+
+def serve() -> html.Div:
+    """The page for the default preset, with every default scheduler's panel."""
+    name = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
+    scenario = preset(name)
+    selected = registry.default_selection()
+    params = registry.default_params(selected)
+    data = scenario.to_json_dict()
+    rate = scenario.workload.rate
+    panel_children, timing = panels.render(data, selected, params, rate)
+    return html.Div(className="page", children=[
+        dcc.Location(id=ids.URL, refresh=False),
+        dcc.Store(id=ids.BASE_STORE, data=data),
+        dcc.Store(id=ids.SCENARIO_STORE, data=data),
+        dcc.Store(id=ids.PARAMS_STORE, data=params),
+        dcc.Store(id=ids.JOB_STORE),
+        dcc.Store(id=ids.RESULTS_STORE),
+        topbar(scenario),
+        html.Main(className="content", children=[
+            html.P(scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"),
+            scenario_bar.layout(name, selected, params, rate),
+            editors.layout(scenario_rows(scenario), scenario),
+            panels.layout(panel_children, timing),
+            charts.layout(),
+            glossary(),
+        ]),
+    ])
+
+
+@callback(
+    Output(ids.SCENARIO_TITLE, "children"),
+    Output(ids.SCENARIO_FACTS, "children"),
+    Output(ids.SCENARIO_DESCRIPTION, "children"),
+    Input(ids.SCENARIO_STORE, "data"),
+    prevent_initial_call=True,
+)
+def describe(data: dict[str, Any]):
+    scenario = validate_scenario(data)
+    return scenario.name, facts(scenario), scenario.description

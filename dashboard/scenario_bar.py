@@ -1,0 +1,219 @@
+"""The scenario bar: preset, upload and download, offered rate, schedulers and their parameters.
+
+Callbacks: keep the URL and the picker in step; load a preset or an upload
+into the editors; download the scenario in force; show each selected
+scheduler's parameters and keep the last valid values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+
+from core.model import MAX_SCENARIO_BYTES, Scenario, ScenarioError
+from core.presets import PRESETS, preset
+from core.schedulers import SCHEDULERS, SchedulerError
+from dashboard import ids, registry, simulate
+from dashboard.rows import scenario_rows
+from dashboard.transfer import (
+    UPLOAD_GUARD_BYTES,
+    build_query,
+    decode_upload,
+    parse_query,
+    scenario_download,
+)
+
+
+def _field(label: str, control: Any, class_name: str = "") -> html.Div:
+    return html.Div([html.Label(label, className="field-label"), control],
+                    className=f"field {class_name}".strip())
+
+
+def _scheduler_option(sid: str, color: str) -> dict[str, Any]:
+    spec = SCHEDULERS[sid]
+    return {
+        "label": html.Span([html.Span(className="dot", style={"background": color}), sid],
+                           title=f"{spec.name} — {spec.paper}"),
+        "value": sid,
+    }
+
+
+def _param_input(sid: str, param: Any, value: Any) -> html.Div:
+    pid = ids.param_id(sid, param.name)
+    if param.kind is bool:
+        control = dcc.Checklist(id=pid, options=[{"label": " on", "value": "on"}],
+                                value=["on"] if value else [], className="param-bool")
+    elif param.kind == "floats":
+        text = ", ".join(f"{v:g}" for v in value or [])
+        control = dcc.Input(id=pid, type="text", value=text, debounce=True, placeholder="default",
+                            className="param-input")
+    elif param.kind in (int, float):
+        control = dcc.Input(id=pid, type="number", value=value, debounce=True,
+                            min=param.minimum, max=param.maximum,
+                            step=1 if param.kind is int else "any", className="param-input")
+    else:
+        control = dcc.Input(id=pid, type="text", value=value, debounce=True, className="param-input")
+    return html.Div([html.Label(param.name, title=param.description), control],
+                    className="param", title=param.description)
+
+
+def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]) -> list[Any]:
+    """One group of inputs per selected scheduler that has parameters."""
+    colors = registry.colors()
+    groups = []
+    for sid in selected:
+        spec = SCHEDULERS.get(sid)
+        if spec is None or not spec.params:
+            continue
+        groups.append(html.Fieldset(
+            [html.Legend([html.Span(className="dot", style={"background": colors[sid]}), sid])]
+            + [_param_input(sid, p, values.get(sid, {}).get(p.name, p.default)) for p in spec.params],
+            className="param-group",
+        ))
+    if not groups:
+        return [html.P("The selected schedulers take no parameters.", className="muted")]
+    return groups
+
+
+def layout(preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any],
+           rate: float) -> html.Section:
+    colors = registry.colors()
+    return html.Section(className="card bar", children=[
+        html.Div(className="bar-row", children=[
+            _field("Preset", dcc.Dropdown(
+                id=ids.PRESET, value=preset_name, clearable=False,
+                options=[{"label": name, "value": name, "title": desc}
+                         for name, (desc, _) in PRESETS.items()],
+            ), "field-preset"),
+            _field("Scenario file", html.Div(className="file-actions", children=[
+                dcc.Upload(id=ids.UPLOAD, className="upload", max_size=UPLOAD_GUARD_BYTES,
+                           accept=".json,application/json",
+                           children=html.Span(["Drop or ", html.U("choose"),
+                                               f" a scenario JSON (≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)"])),
+                html.Button("Download", id=ids.DOWNLOAD_SCENARIO_BUTTON, className="btn btn-ghost",
+                            title="Download the scenario in force as JSON"),
+                dcc.Download(id=ids.DOWNLOAD_SCENARIO),
+            ])),
+            _field("Offered rate (tuples/s per spout)", dcc.Input(
+                id=ids.RATE, type="number", min=1, value=rate, debounce=True, className="rate-input",
+            )),
+            simulate.controls(),
+        ]),
+        html.Div(className="bar-row", children=[
+            _field("Schedulers", dcc.Checklist(
+                id=ids.SCHEDULERS, value=list(selected), inline=True, className="sched-pills",
+                options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
+            ), "field-schedulers"),
+        ]),
+        html.Details(className="params", children=[
+            html.Summary("Scheduler parameters (registry defaults)"),
+            html.Div(params_area(selected, params), id=ids.PARAMS_AREA, className="param-groups"),
+            html.Div(id=ids.PARAMS_MESSAGE, className="message"),
+        ]),
+        html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
+    ])
+
+
+def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
+    """What loading a scenario sets: base store, the three grids, W, ackers, rate."""
+    rows = scenario_rows(scenario)
+    topo = scenario.topology
+    return (scenario.to_json_dict(), rows["nodes"], rows["components"], rows["streams"],
+            topo.workers, topo.ackers, scenario.workload.rate)
+
+
+@callback(
+    Output(ids.URL, "search"),
+    Output(ids.PRESET, "value"),
+    Output(ids.SCHEDULERS, "value"),
+    Input(ids.URL, "search"),
+    Input(ids.PRESET, "value"),
+    Input(ids.SCHEDULERS, "value"),
+)
+def sync_url(search, preset_name, selected):
+    """The URL names the preset and the schedulers: read it on arrival, write it on change."""
+    if ctx.triggered_id in (None, ids.URL) and search:
+        want_preset, want_schedulers = parse_query(search, PRESETS, SCHEDULERS)
+        return (
+            no_update,
+            want_preset if want_preset and want_preset != preset_name else no_update,
+            want_schedulers if want_schedulers is not None and want_schedulers != selected
+            else no_update,
+        )
+    query = build_query(preset_name, selected or [])
+    return (query if query != search else no_update), no_update, no_update
+
+
+@callback(
+    Output(ids.BASE_STORE, "data"),
+    Output(ids.NODES_GRID, "rowData", allow_duplicate=True),
+    Output(ids.COMPONENTS_GRID, "rowData", allow_duplicate=True),
+    Output(ids.STREAMS_GRID, "rowData", allow_duplicate=True),
+    Output(ids.WORKERS, "value"),
+    Output(ids.ACKERS, "value"),
+    Output(ids.RATE, "value"),
+    Output(ids.BAR_MESSAGE, "children"),
+    Input(ids.PRESET, "value"),
+    Input(ids.UPLOAD, "contents"),
+    State(ids.UPLOAD, "filename"),
+    prevent_initial_call=True,
+)
+def load_scenario(preset_name, contents, filename):
+    """A preset or an uploaded file becomes the scenario in the editors (never executed)."""
+    try:
+        if ctx.triggered_id == ids.UPLOAD:
+            scenario = decode_upload(contents, filename)
+            note = html.Span(f"Loaded {filename}: {scenario.name}.", className="ok")
+        else:
+            scenario = preset(preset_name)
+            note = ""
+    except ScenarioError as err:
+        refused = html.Span(["Upload refused — ", str(err)], className="error")
+        return (no_update,) * 7 + (refused,)
+    return (*scenario_outputs(scenario), note)
+
+
+@callback(
+    Output(ids.DOWNLOAD_SCENARIO, "data"),
+    Input(ids.DOWNLOAD_SCENARIO_BUTTON, "n_clicks"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.RATE, "value"),
+    prevent_initial_call=True,
+)
+def download_scenario(_clicks, data, rate):
+    return scenario_download(data, rate)
+
+
+@callback(
+    Output(ids.PARAMS_AREA, "children"),
+    Input(ids.SCHEDULERS, "value"),
+    State(ids.PARAMS_STORE, "data"),
+    prevent_initial_call=True,
+)
+def show_params(selected, stored):
+    return params_area(selected or [], registry.params_for(selected or [], stored))
+
+
+@callback(
+    Output(ids.PARAMS_STORE, "data"),
+    Output(ids.PARAMS_MESSAGE, "children"),
+    Input({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "value"),
+    State({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "id"),
+    State(ids.PARAMS_STORE, "data"),
+    prevent_initial_call=True,
+)
+def apply_params(values, param_ids, stored):
+    """Valid values replace the stored ones; an invalid one is named and the old value kept."""
+    params = {s: dict(v) for s, v in (stored or {}).items()}
+    errors = []
+    for pid, value in zip(param_ids, values, strict=True):
+        try:
+            params.setdefault(pid["sched"], {})[pid["name"]] = registry.parse_param(
+                pid["sched"], pid["name"], value)
+        except SchedulerError as err:
+            errors.append(str(err))
+    message = html.Span("; ".join(errors) + " — the previous value stays in force.",
+                        className="error") if errors else ""
+    return (params if params != stored else no_update), message

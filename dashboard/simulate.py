@@ -1,0 +1,195 @@
+"""Simulate: run the comparison as a Spark job in the server's pool, with progress and Cancel.
+
+Start submits ``core.spark.run_comparison`` to the job pool (or answers at
+once from the cache); a ``dcc.Interval`` polls the job's progress until it
+finishes; Cancel cancels its Spark job group. A failed or cancelled job
+leaves a message and a usable page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dash import Input, Output, State, callback, dcc, html, no_update
+from flask import current_app
+
+from core import spark
+from core.comparison import MAX_REPLICAS, MAX_TUPLES, SettingsError, check_settings
+from core.schedulers import SCHEDULERS
+from dashboard import ids
+from dashboard.compute import canonical, scenario_of
+from dashboard.jobs import CANCELLED, DONE, FAILED, job_pool, settings_key
+
+SWEEP_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
+DEFAULT_TUPLES = 20_000
+POLL_MS = 300
+MASTER_CONFIG = "SLOTSCOPE_SPARK_MASTER"  # Flask config key set by ``run(master=...)``
+
+
+def sweep_rates(rate: float, sweep: bool) -> list[float]:
+    """The offered rates to simulate: the rate itself, or a sweep around it.
+
+    >>> sweep_rates(1000, True)
+    [250.0, 500.0, 1000.0, 1500.0, 2000.0, 3000.0]
+    """
+    if not sweep:
+        return [float(rate)]
+    return sorted({round(float(rate) * f, 6) for f in SWEEP_FACTORS})
+
+
+def controls() -> html.Div:
+    return html.Div(className="sim-controls", children=[
+        html.Div(className="sim-buttons", children=[
+            html.Button("▶ Simulate", id=ids.SIMULATE, className="btn btn-primary",
+                        title="Run every selected scheduler through the simulator as one Spark job"),
+            html.Button("Cancel", id=ids.CANCEL, className="btn btn-ghost", disabled=True),
+        ]),
+        html.Div(className="sim-settings", children=[
+            dcc.Checklist(id=ids.SWEEP, options=[{"label": " rate sweep (¼× … 3×)", "value": "on"}],
+                          value=["on"], className="toggle"),
+            html.Label(["replicas ", dcc.Input(id=ids.REPLICAS, type="number", min=1,
+                                               max=MAX_REPLICAS, step=1, value=1,
+                                               className="small-input")]),
+            html.Label(["tuples ", dcc.Input(id=ids.TUPLES, type="number", min=1000,
+                                             max=MAX_TUPLES, step=1000, value=DEFAULT_TUPLES,
+                                             className="mid-input")],
+                       title="Spout tuples per replica (more: tighter percentiles, longer run)"),
+        ]),
+        html.Div(className="progress", children=[
+            html.Div(id=ids.PROGRESS_BAR, className="progress-bar", style={"width": "0%"}),
+        ]),
+        html.Div(id=ids.PROGRESS_LABEL, className="progress-label"),
+        html.Div(id=ids.SIM_MESSAGE, className="message", role="status"),
+        dcc.Interval(id=ids.POLL, interval=POLL_MS, disabled=True),
+    ])
+
+
+def _bar(done: int, total: int, state: str = "running") -> dict[str, str]:
+    pct = 100.0 if state == DONE else (100.0 * done / total if total else 0.0)
+    return {"width": f"{pct:.0f}%"}
+
+
+def _pack(doc: Mapping[str, Any], offered: float) -> dict[str, Any]:
+    return {"engine": doc.get("engine", {}), "results": doc.get("results", []), "offered": offered}
+
+
+def _done_label(status: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
+    engine = doc.get("engine", {})
+    tasks = engine.get("tasks", status["total"])
+    where = f" on {engine['master']}" if engine.get("master") else ""
+    if status["cached"]:
+        return f"{tasks} / {tasks} tasks · from the cache (ran{where} in {engine.get('wall_s', 0):.1f} s)"
+    return f"{tasks} / {tasks} tasks · {status['elapsed_s']:.1f} s{where}"
+
+
+def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], rates: list[float],
+                replicas: int, tuples: int, master: str | None):
+    def work(job_group: str, progress) -> dict[str, Any]:
+        return spark.run_comparison(scenario_of(scenario_text), schedulers, rates, replicas, tuples,
+                                    seed=0, master=master, job_group=job_group, progress=progress)
+    return work
+
+
+@callback(
+    output={
+        "job": Output(ids.JOB_STORE, "data"),
+        "poll": Output(ids.POLL, "disabled"),
+        "message": Output(ids.SIM_MESSAGE, "children"),
+        "results": Output(ids.RESULTS_STORE, "data", allow_duplicate=True),
+        "buttons": (Output(ids.SIMULATE, "disabled"), Output(ids.CANCEL, "disabled")),
+        "bar": Output(ids.PROGRESS_BAR, "style"),
+        "label": Output(ids.PROGRESS_LABEL, "children"),
+    },
+    inputs={
+        "clicks": Input(ids.SIMULATE, "n_clicks"),
+        "scenario": State(ids.SCENARIO_STORE, "data"),
+        "selected": State(ids.SCHEDULERS, "value"),
+        "params": State(ids.PARAMS_STORE, "data"),
+        "rate": State(ids.RATE, "value"),
+        "sweep": State(ids.SWEEP, "value"),
+        "replicas": State(ids.REPLICAS, "value"),
+        "tuples": State(ids.TUPLES, "value"),
+    },
+    prevent_initial_call=True,
+)
+def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, tuples):
+    """Submit the comparison (or take it from the cache) and start polling."""
+    unchanged = {"job": no_update, "poll": no_update, "results": no_update,
+                 "buttons": (no_update, no_update), "bar": no_update, "label": no_update}
+    chosen = [s for s in SCHEDULERS if s in (selected or [])]
+    try:
+        if not chosen:
+            raise SettingsError("pick at least one scheduler to simulate")
+        if not rate or rate <= 0:
+            raise SettingsError("the offered rate must be a positive number of tuples/s")
+        rates = sweep_rates(rate, bool(sweep))
+        check_settings(rates, int(replicas or 0), int(tuples or 0))
+    except SettingsError as err:
+        return {**unchanged, "message": html.Div(f"Not started: {err}", className="alert alert-error")}
+    master = current_app.config.get(MASTER_CONFIG)
+    schedulers = [(s, dict((params or {}).get(s, {}))) for s in chosen]
+    settings = {"schedulers": schedulers, "rates": rates, "replicas": int(replicas),
+                "tuples": int(tuples), "seed": 0, "master": master}
+    pool = job_pool()
+    text = canonical(scenario)
+    job_id = pool.submit(settings_key(scenario, settings),
+                         _comparison(text, schedulers, rates, int(replicas), int(tuples), master))
+    status = pool.status(job_id)
+    job = {"id": job_id, "rate": float(rate)}
+    if status["state"] == DONE:
+        doc = pool.result(job_id)
+        return {"job": job, "poll": True, "message": "", "results": _pack(doc, float(rate)),
+                "buttons": (False, True), "bar": _bar(1, 1, DONE), "label": _done_label(status, doc)}
+    return {"job": job, "poll": False, "message": "", "results": no_update, "buttons": (True, False),
+            "bar": _bar(0, 0), "label": "Starting the Spark job…"}
+
+
+@callback(
+    output={
+        "bar": Output(ids.PROGRESS_BAR, "style", allow_duplicate=True),
+        "label": Output(ids.PROGRESS_LABEL, "children", allow_duplicate=True),
+        "results": Output(ids.RESULTS_STORE, "data", allow_duplicate=True),
+        "poll": Output(ids.POLL, "disabled", allow_duplicate=True),
+        "message": Output(ids.SIM_MESSAGE, "children", allow_duplicate=True),
+        "buttons": (Output(ids.SIMULATE, "disabled", allow_duplicate=True),
+                    Output(ids.CANCEL, "disabled", allow_duplicate=True)),
+    },
+    inputs={"tick": Input(ids.POLL, "n_intervals"), "job": State(ids.JOB_STORE, "data")},
+    prevent_initial_call=True,
+)
+def poll_job(tick, job):
+    """Progress while the job runs; the results, or why there are none, when it ends."""
+    pool = job_pool()
+    status = pool.status(job["id"]) if job else None
+    stopped = {"poll": True, "buttons": (False, True), "results": no_update}
+    if status is None:
+        return {**stopped, "bar": _bar(0, 0), "label": "",
+                "message": html.Div("The simulation is no longer known to the server.",
+                                    className="alert alert-error")}
+    if status["state"] == DONE:
+        doc = pool.result(job["id"])
+        return {**stopped, "results": _pack(doc, job["rate"]), "bar": _bar(1, 1, DONE),
+                "label": _done_label(status, doc), "message": ""}
+    if status["state"] in (FAILED, CANCELLED):
+        kind = "alert-warn" if status["state"] == CANCELLED else "alert-error"
+        text = status["message"] + " The placements and earlier results are unaffected."
+        return {**stopped, "bar": _bar(0, 0), "label": "",
+                "message": html.Div(text, className=f"alert {kind}")}
+    done, total = status["done"], status["total"]
+    label = (f"{done} / {total} tasks · {status['elapsed_s']:.1f} s" if total
+             else f"Starting the Spark job… {status['elapsed_s']:.1f} s")
+    return {"poll": False, "buttons": (no_update, no_update), "results": no_update,
+            "bar": _bar(done, total), "label": label, "message": status["message"] or no_update}
+
+
+@callback(
+    Output(ids.SIM_MESSAGE, "children", allow_duplicate=True),
+    Input(ids.CANCEL, "n_clicks"),
+    State(ids.JOB_STORE, "data"),
+    prevent_initial_call=True,
+)
+def cancel_job(_clicks, job):
+    if job and job_pool().cancel(job["id"]):
+        return html.Div("Cancelling…", className="alert alert-warn")
+    return no_update

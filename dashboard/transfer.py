@@ -1,0 +1,77 @@
+"""Scenarios in and out of the page: the shareable URL, uploads, downloads.
+
+An upload is only ever decoded and parsed as JSON, then validated: nothing
+in it is executed. Its size is checked before it is decoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from core.model import MAX_SCENARIO_BYTES, Scenario, ScenarioError, parse_scenario
+
+UPLOAD_GUARD_BYTES = 4 * MAX_SCENARIO_BYTES  # the browser refuses files above this outright
+
+
+def build_query(preset: str | None, schedulers: Sequence[str]) -> str:
+    """The URL query that reproduces a view: ``?preset=wordcount&schedulers=even,lf``.
+
+    >>> build_query("wordcount", ["even", "lf"])
+    '?preset=wordcount&schedulers=even%2Clf'
+    """
+    query = {}
+    if preset:
+        query["preset"] = preset
+    query["schedulers"] = ",".join(schedulers)
+    return "?" + urlencode(query)
+
+
+def parse_query(
+    search: str | None, presets: Iterable[str], schedulers: Iterable[str]
+) -> tuple[str | None, list[str] | None]:
+    """(preset, schedulers) named by a URL query; None for what it does not name validly.
+
+    >>> parse_query("?preset=wordcount&schedulers=lf,nope,even", ["wordcount"], ["even", "lf"])
+    ('wordcount', ['lf', 'even'])
+    """
+    query = parse_qs((search or "").lstrip("?"))
+    known_presets, known_schedulers = set(presets), list(schedulers)
+    preset = query.get("preset", [None])[0]
+    if preset not in known_presets:
+        preset = None
+    chosen = None
+    if "schedulers" in query:
+        names = [s.strip() for s in query["schedulers"][0].split(",")]
+        chosen = list(dict.fromkeys(s for s in names if s in known_schedulers))
+    return preset, chosen
+
+
+def decode_upload(contents: str | None, filename: str | None) -> Scenario:
+    """The scenario in an upload (a ``data:...;base64,`` URL); ScenarioError if refused."""
+    source = filename or "upload"
+    if not contents or "," not in contents:
+        raise ScenarioError(source, "empty upload")
+    payload = contents.split(",", 1)[1]
+    size = len(payload) * 3 // 4
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError(source, f"about {size:,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
+    try:
+        raw = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ScenarioError(source, "could not be read (not base64 data)") from None
+    return parse_scenario(raw, source=source)
+
+
+def scenario_download(data: Mapping[str, Any], rate: float | None) -> dict[str, Any]:
+    """A ``dcc.Download`` payload: the scenario JSON with the offered rate in force."""
+    doc = json.loads(json.dumps(data))
+    if rate:
+        doc.setdefault("workload", {})["rate"] = rate
+    name = str(doc.get("name") or "scenario").replace("/", "_")
+    return {"content": json.dumps(doc, indent=2), "filename": f"{name}.json",
+            "type": "application/json"}
