@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.colors import ACCENT, FONT_FAMILY, INK, MUTED, TRAFFIC_COLORS
+from dashboard.colors import ACCENT, INK, MUTED, TRAFFIC_COLORS
+
+FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quoted names
 
 DAG_LAYOUT: dict[str, Any] = {
     "name": "dagre",
@@ -29,12 +31,11 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
             "text-valign": "center",
             "text-halign": "center",
             "color": "#ffffff",
-            "font-family": FONT_FAMILY,
-            "font-size": 11,
+            "font-family": FONT,
+            "font-size": 12,
             "font-weight": 600,
-            "width": "label",
-            "height": "label",
-            "padding": "8px",
+            "width": "data(w)",
+            "height": "data(h)",
             "border-width": 0,
         },
     },
@@ -49,7 +50,7 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
             "target-arrow-color": "#94a3b8",
             "target-arrow-shape": "triangle",
             "label": "data(label)",
-            "font-family": FONT_FAMILY,
+            "font-family": FONT,
             "font-size": 9,
             "color": "#334155",
             "text-background-color": "#ffffff",
@@ -77,8 +78,9 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "text-valign": "top",
                 "text-halign": "center",
                 "text-margin-y": -4,
-                "font-family": FONT_FAMILY,
-                "font-size": 10,
+                "font-family": FONT,
+                "font-size": 11,
+                "min-width": "data(w)",
                 "color": INK,
                 "padding": "10px",
             },
@@ -96,8 +98,8 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "text-valign": "bottom",
                 "text-halign": "center",
                 "text-margin-y": 2,
-                "font-family": FONT_FAMILY,
-                "font-size": 8,
+                "font-family": FONT,
+                "font-size": 9,
                 "color": MUTED,
                 "padding": "4px",
                 "min-width": "data(w)",

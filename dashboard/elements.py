@@ -22,8 +22,11 @@ from core.topology import TopologyGraph, component_of, index_of
 
 DOT = 14  # px between executor dot centres
 SLOT_GAP = 22  # px between slot boxes, room for the slot label
-NODE_GAP = 54  # px between node boxes, room for the two-line node label
-MAP_ASPECT = 1.7  # width / height of the map viewport the layout aims for
+NODE_GAP_X = 40  # px between node boxes side by side
+NODE_GAP_Y = 62  # px between rows of node boxes: room for the two-line node label
+MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
+SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
+MIN_NODE_W = 210  # px: a node box is at least as wide as its label
 MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 
 Slot = tuple[str, int]
@@ -50,9 +53,11 @@ def dag_elements(
     for c in graph.order:
         kind = "spout" if not graph.preds[c] else "bolt"
         classes = f"component {kind}" + (" acker" if c == ACKER_ID else "")
+        label = f"{c}\n×{par[c]}"
         out.append({
-            "data": {"id": f"c:{c}", "label": f"{c}\n×{par[c]}", "color": colors.get(c, "#888"),
-                     "component": c, "parallelism": par[c]},
+            "data": {"id": f"c:{c}", "label": label, "color": colors.get(c, "#888"),
+                     "component": c, "parallelism": par[c],
+                     "w": 7.5 * max(len(line) for line in label.split("\n")) + 22, "h": 38},
             "classes": classes,
         })
     for s in graph.streams:
@@ -136,12 +141,28 @@ def _grid_shape(count: int, aspect: float) -> tuple[int, int]:
     return cols, math.ceil(count / cols)
 
 
+def best_columns(count: int, cell_w: float, cell_h: float, aspect: float = MAP_ASPECT) -> int:
+    """Columns of a grid of ``count`` cells that a viewport of ``aspect`` shows largest.
+
+    >>> best_columns(5, 200, 100, aspect=2.0)
+    3
+    """
+    def scale(cols: int) -> tuple[float, int]:
+        rows = math.ceil(count / cols)
+        return min(aspect / (cols * cell_w), 1.0 / (rows * cell_h)), -rows
+
+    return max(range(1, max(count, 1) + 1), key=scale)
+
+
 def node_label(node: Node, alpha: float = 0.8) -> str:
-    """Two lines: id and hardware; processing speed and computation power."""
-    ram = f"{node.ram_gb:g} GB"
+    """Two lines: id and hardware; processing speed (GFLOP/s) and computation power.
+
+    >>> node_label(Node(id="n1", cores=4, ghz=3.0, slots=2))
+    'n1 · 4c × 3 GHz · 16 GB\n192 GFLOP/s · power 157'
+    """
     sockets = f"{node.sockets}×" if node.sockets > 1 else ""
     return (
-        f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {ram}\n"
+        f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {node.ram_gb:g} GB\n"
         f"{processing_speed(node):.0f} GFLOP/s · power {computation_power(node, alpha):.0f}"
     )
 
@@ -169,18 +190,23 @@ def placement_elements(
     slot_w, slot_h = max(dot_cols, 2) * DOT, max(dot_rows, 1) * DOT
     nodes = list(scenario.cluster.nodes)
     widest = max((n.slots for n in nodes), default=1)
-    slot_cols, slot_rows = _grid_shape(widest, 3.0)
-    node_w = slot_cols * (slot_w + SLOT_GAP)
+    if widest <= SLOTS_IN_A_ROW:
+        slot_cols = max(widest, 1)
+    else:
+        slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
+    slot_rows = math.ceil(max(widest, 1) / slot_cols)
+    node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
     node_h = slot_rows * (slot_h + SLOT_GAP)
-    node_cols, _ = _grid_shape(len(nodes), MAP_ASPECT * node_h / max(node_w, 1))
+    node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
     out: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
-        x0 = (i % node_cols) * (node_w + NODE_GAP)
-        y0 = (i // node_cols) * (node_h + NODE_GAP)
+        x0 = (i % node_cols) * (node_w + NODE_GAP_X)
+        y0 = (i // node_cols) * (node_h + NODE_GAP_Y)
+        x0 += (node_w - slot_cols * (slot_w + SLOT_GAP)) / 2  # slots centred in the box
         used = any(per_slot.get((node.id, s)) for s in range(node.slots))
         out.append({
             "data": {"id": node_element_id(node.id), "label": node_label(node, alpha),
-                     "node": node.id, "cores": total_cores(node)},
+                     "node": node.id, "cores": total_cores(node), "w": node_w - SLOT_GAP},
             "classes": "machine" + ("" if used else " unused"),
         })
         for s in range(node.slots):

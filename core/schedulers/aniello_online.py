@@ -76,6 +76,7 @@ from core.topology import build_graph
 
 HZ_PER_GHZ = 1e9
 _EPS = 1e-9  # float slack on capacity checks
+_TIE = 1e-6  # tuples/s: traffic differences below this are ties
 
 Pair = tuple[int, int, float]  # item, item, traffic (tuples/s)
 
@@ -144,15 +145,16 @@ def _pack(
     item, where, kind = names
     loads = loads.tolist()
     bin_of = [-1] * len(loads)
+    near: list[dict[int, float]] = [{} for _ in loads]  # traffic to placed neighbours, per bin
+    near_all = [0.0] * len(loads)  # traffic to all placed neighbours
     why = [""] * len(loads)
 
-    def put(x: int, b: int) -> None:
-        bin_of[x] = b
-        bins.put(b, loads[x])
-
-    def unput(x: int) -> None:
-        bins.put(bin_of[x], loads[x], -1)
-        bin_of[x] = -1
+    def put(x: int, b: int, sign: int = 1) -> None:
+        bin_of[x] = b if sign > 0 else -1
+        bins.put(b, loads[x], sign)
+        for o, r in adj[x].items():
+            near[o][b] = near[o].get(b, 0.0) + sign * r
+            near_all[o] += sign * r
 
     def single(x: int) -> int:
         b = bins.least_loaded(1, loads[x])
@@ -161,58 +163,55 @@ def _pack(
         put(x, b)
         return b
 
+    def hot(z: int, other: int, rate: float) -> str:
+        return f"{rate:.4g} tuples/s with {item(other)}"
+
     for x, y, rate in pairs:
-        hot = {x: f"{rate:.4g} tuples/s with {item(y)}", y: f"{rate:.4g} tuples/s with {item(x)}"}
         if bin_of[x] < 0 and bin_of[y] < 0:
             b = bins.least_loaded(2, loads[x] + loads[y])
             if b is not None:
                 put(x, b), put(y, b)
-                for z in (x, y):
-                    why[z] = f"{hot[z]}: both into {where(b)}, least loaded with room for both"
+                for z, o in ((x, y), (y, x)):
+                    why[z] = (
+                        f"{hot(z, o, rate)}: both into {where(b)}, least loaded with room for both"
+                    )
                 continue
             b = single(x)
-            why[x] = f"{hot[x]}: no {kind} had room for both; {where(b)} is the least loaded"
+            why[x] = (
+                f"{hot(x, y, rate)}: no {kind} had room for both; {where(b)} is the least loaded"
+            )
             if bins.fits(b, 1, loads[y]):
                 put(y, b)
-                why[y] = f"{hot[y]}: no {kind} had room for both, but {where(b)} still fits it"
+                why[y] = (
+                    f"{hot(y, x, rate)}: no {kind} had room for both, but {where(b)} still fits it"
+                )
             else:
                 b = single(y)
-                why[y] = f"{hot[y]}: no room beside it; {where(b)} is the least loaded other"
+                why[y] = (
+                    f"{hot(y, x, rate)}: no room beside it; {where(b)} is the least loaded other"
+                )
             continue
-        was = {z: bin_of[z] for z in (x, y)}
+        was = {x: bin_of[x], y: bin_of[y]}
         cands = [b for b in was.values() if b >= 0]
         cands = sorted(set(cands)) if keep_order else list(dict.fromkeys(cands))
         extra = bins.least_loaded(1, max(loads[x], loads[y]))
         if extra is not None and extra not in cands:
             cands.append(extra)
-        for z in (x, y):
-            if bin_of[z] >= 0:
-                unput(z)
-        wx, ax = _link_weights(adj[x], y, bin_of, cands)
-        wy, ay = _link_weights(adj[y], x, bin_of, cands)
-        best = None
-        for bx in cands:
-            if not bins.fits(bx, 1, loads[x]):
-                continue
-            bins.put(bx, loads[x])
-            for by in cands:
-                if bins.fits(by, 1, loads[y]):
-                    cost = ax - wx[bx] + ay - wy[by] + (rate if bx != by else 0.0)
-                    cost = round(cost, 6)
-                    if best is None or cost < best[0]:
-                        best = (cost, bx, by)
-            bins.put(bx, loads[x], -1)
+        best = _best_combination(x, y, rate, was, cands, loads, bins, near, near_all)
         if best is None:
             raise _Infeasible(f"no combination of {kind}s takes {item(x)} and {item(y)}")
         cost, bx, by = best
-        put(x, bx), put(y, by)
-        tried = ", ".join(where(b) for b in cands)
-        for z, b in ((x, bx), (y, by)):
-            if b != was[z]:  # otherwise the reason it got there still holds
-                why[z] = (
-                    f"{hot[z]}: {where(b)} is the best of {tried} for traffic between "
-                    f"{kind}s ({cost:.4g} tuples/s on their links)"
-                )
+        moves = [(z, o, b) for z, o, b in ((x, y, bx), (y, x, by)) if b != was[z]]
+        for z, _, _ in moves:
+            if was[z] >= 0:
+                put(z, was[z], -1)
+        for z, o, b in moves:  # an item that stays keeps the reason it got there
+            put(z, b)
+            tried = ", ".join(where(c) for c in cands)
+            why[z] = (
+                f"{hot(z, o, rate)}: {where(b)} is the best of {tried} for traffic between "
+                f"{kind}s ({cost:.4g} tuples/s on their links)"
+            )
     for x in range(len(loads)):
         if bin_of[x] < 0 and (active is None or active[x]):
             b = single(x)
@@ -220,22 +219,50 @@ def _pack(
     return np.array(bin_of, dtype=np.int64), why
 
 
-def _link_weights(
-    links: dict[int, float], partner: int, bin_of: list[int], cands: Sequence[int]
-) -> tuple[dict[int, float], float]:
-    """Traffic from an item to placed neighbours: per candidate bin, and in all.
+def _best_combination(
+    x: int,
+    y: int,
+    rate: float,
+    was: Mapping[int, int],
+    cands: Sequence[int],
+    loads: Sequence[float],
+    bins: _Bins,
+    near: Sequence[Mapping[int, float]],
+    near_all: Sequence[float],
+) -> tuple[float, int, int] | None:
+    """(traffic, bin for x, bin for y) crossing bins least, judged with x and y taken out.
 
-    The pair's own link (to ``partner``) is left out: it is counted apart.
+    The first combination tried wins ties (x's bins outer, y's inner, as the
+    authors' loops); ``None`` when no combination fits.
     """
-    per_bin = dict.fromkeys(cands, 0.0)
-    total = 0.0
-    for o, r in links.items():
-        b = bin_of[o]
-        if b >= 0 and o != partner:
-            total += r
-            if b in per_bin:
-                per_bin[b] += r
-    return per_bin, total
+    out_x = near_all[x] - (rate if was[y] >= 0 else 0.0)  # x's other links, all crossing
+    out_y = near_all[y] - (rate if was[x] >= 0 else 0.0)
+    lx, ly = loads[x], loads[y]
+    per_bin = {}
+    for b in cands:
+        count = bins.count[b] - (was[x] == b) - (was[y] == b)
+        held = bins.load[b] - (lx if was[x] == b else 0.0) - (ly if was[y] == b else 0.0)
+        cap, load_cap = bins.count_cap[b], bins.load_cap[b]
+        per_bin[b] = (
+            count + 1 <= cap and held + lx <= load_cap,  # x fits
+            count + 1 <= cap and held + ly <= load_cap,  # y fits
+            count + 2 <= cap and held + lx + ly <= load_cap,  # both fit
+            out_x - near[x].get(b, 0.0) + (rate if was[y] == b else 0.0),  # x's links crossing
+            out_y - near[y].get(b, 0.0) + (rate if was[x] == b else 0.0),
+        )
+    best = None
+    for bx in cands:
+        x_fits, _, both_fit, x_cost, _ = per_bin[bx]
+        if not x_fits:
+            continue
+        for by in cands:
+            _, y_fits, _, _, y_cost = per_bin[by]
+            together = by == bx
+            cost = x_cost + y_cost + (0.0 if together else rate)
+            fits = both_fit if together else y_fits
+            if fits and (best is None or cost < best[0] - _TIE):
+                best = (cost, bx, by)
+    return best
 
 
 def _fill_empty(

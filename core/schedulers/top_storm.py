@@ -27,8 +27,8 @@ Where the paper is silent (all deterministic):
 - Communication: observed tuple rates (``scenario.observations.traffic``,
   both directions) when given, else the number of executor-level edges
   between the candidate and the slot. With observations the key is (observed
-  rate, edge count); an executor is connected when it has an edge or an
-  observed flow to the slot. Ties: topological order of the component, then
+  rate, edge count); an executor is connected when it has an edge or a
+  positive observed flow to the slot. Ties: topological order of the component, then
   executor index.
 - Executors left over for the round robin go in topological order; slots
   that stay empty need no worker and are not placed.

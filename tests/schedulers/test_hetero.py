@@ -42,12 +42,11 @@ def test_hetero_hand_computed_two_machines():
     # can take: 1536 ok, 2304 no (Scale 4), 1920 ok, 2400, 2160, 2040 no (Scale 32),
     # 1980 ok, 2041.9, 2010.9 no (128), 1995.47 ok, 2011.1, 2003.3 no (512), 1999.37 ok,
     # 2003.3, 2001.3 no (2048), 2000.34 no and 2000.34 <= Scale 2048: stop at 1999.37.
-    result = run_scheduler(spout_and_bolt([{"id": "m1", **ONE_CORE}, {"id": "m2", **ONE_CORE}]),
-                           "hetero")
+    result = run_scheduler(
+        spout_and_bolt([{"id": "m1", **ONE_CORE}, {"id": "m2", **ONE_CORE}]), "hetero"
+    )
     assert result.parallelism == {"spout": 1, "bolt": 2}
-    assert result.placement() == {
-        "spout#0": ("m1", 0), "bolt#0": ("m1", 0), "bolt#1": ("m2", 0)
-    }
+    assert result.placement() == {"spout#0": ("m1", 0), "bolt#0": ("m1", 0), "bolt#1": ("m2", 0)}
     assert result.details["final_rate"] == pytest.approx(1999.36615, abs=1e-4)
     assert result.details["scale"] == 2048
     assert result.details["stop"] == "no machine can take another instance"
@@ -146,7 +145,10 @@ def test_hetero_first_assignment_that_fits_nowhere_is_not_enough_resources():
 
 def test_hetero_cost_free_topology_stops_at_the_rate_cap():
     sc = scenario(
-        [{"id": "a", "parallelism": 1, "cpu_us": 0.0}, {"id": "b", "parallelism": 1, "cpu_us": 0.0}],
+        [
+            {"id": "a", "parallelism": 1, "cpu_us": 0.0},
+            {"id": "b", "parallelism": 1, "cpu_us": 0.0},
+        ],
         [{"from": "a", "to": "b"}],
         [{"id": "m1", **ONE_CORE}],
     )

@@ -47,7 +47,10 @@ def test_lf_star_cuts_fourteen_pipelines_and_deals_them_round_robin():
     assert "L/F deals pipelines round robin over the sorted slots" in result.decisions[2]
     assert [placement[e] for e in ("c6#2", "c7#2", "c8#2")] == [("n1", 0)] * 3
     assert [placement[e] for e in ("c1#6", "c1#7", "c8#6", "c8#7")] == [
-        ("n7", 0), ("n8", 0), ("n5", 0), ("n6", 0)
+        ("n7", 0),
+        ("n8", 0),
+        ("n5", 0),
+        ("n6", 0),
     ]
 
 

@@ -47,7 +47,14 @@ def wordcount_on_top_storm_cluster(slots: int, workers: int):
             },
             "cluster": {
                 "nodes": [
-                    {"id": i, "cores": c, "ghz": g, "flops_per_cycle": f, "ram_gb": r, "slots": slots}
+                    {
+                        "id": i,
+                        "cores": c,
+                        "ghz": g,
+                        "flops_per_cycle": f,
+                        "ram_gb": r,
+                        "slots": slots,
+                    }
                     for i, c, g, f, r in TOP_STORM_CLUSTER
                 ]
             },
@@ -59,7 +66,11 @@ def test_cluster_powers_match_the_hand_computation():
     sc = wordcount_on_top_storm_cluster(3, 3)
     powers = {n.id: round(computation_power(n, 0.8), 2) for n in sc.cluster.nodes}
     assert powers == {
-        "e-i7x8": 349.70, "d-i7x4": 175.62, "b-i5": 164.58, "c-i7x2": 88.58, "a-m460": 33.12
+        "e-i7x8": 349.70,
+        "d-i7x4": 175.62,
+        "b-i5": 164.58,
+        "c-i7x2": 88.58,
+        "a-m460": 33.12,
     }
 
 

@@ -35,9 +35,12 @@ def test_toss_partitions_along_the_chain_and_fills_the_least_loaded_node(build):
     result = run_scheduler(chain_on_two_nodes(build), "toss")
     placement = result.placement()
     assert placement == {
-        "a#0": ("strong", 0), "b#0": ("strong", 0),
-        "c#0": ("weak", 0), "a#1": ("weak", 0),
-        "b#1": ("strong", 1), "c#1": ("strong", 1),
+        "a#0": ("strong", 0),
+        "b#0": ("strong", 0),
+        "c#0": ("weak", 0),
+        "a#1": ("weak", 0),
+        "b#1": ("strong", 1),
+        "c#1": ("strong", 1),
     }
     assert result.decisions[3].startswith("group 3 of 3 (2 executors: b#1, c#1) -> strong slot 1")
     assert "workload 0.001" in result.decisions[3]
@@ -55,7 +58,9 @@ def test_toss_starts_from_observed_node_utilisation(build):
     result = run_scheduler(sc, "toss")
     placement = result.placement()
     assert [placement[e] for e in ("a#0", "c#0", "b#1")] == [
-        ("weak", 0), ("weak", 1), ("strong", 0)
+        ("weak", 0),
+        ("weak", 1),
+        ("strong", 0),
     ]
     assert not any(d.startswith("no runtime observations") for d in result.decisions)
 
@@ -91,9 +96,7 @@ def test_toss_finds_the_next_chain_when_one_is_exhausted(build):
     )
     result = run_scheduler(sc, "toss", {"alphas": [0.4, 0.6]})
     assert result.decisions[1].startswith("group 1 of 2 (2 executors: s1#0, w#0) -> n1 slot 0")
-    assert result.decisions[2].startswith(
-        "group 2 of 2 (3 executors: s2#0, y#0, x#0) -> n1 slot 1"
-    )
+    assert result.decisions[2].startswith("group 2 of 2 (3 executors: s2#0, y#0, x#0) -> n1 slot 1")
     assert "the chain s2 -> y; x share one worker" in result.decisions[2]
 
 
@@ -115,7 +118,10 @@ def test_expected_rates_follow_groupings_and_selectivity(build):
     data["topology"]["components"][0]["selectivity"] = 2.0
     rates = expected_rates(build_graph(validate_scenario(data)), 1000.0)
     assert rates == {
-        "s": [1000.0], "a": [1000.0, 1000.0], "g": [2000.0, 0.0, 0.0], "al": [2000.0, 2000.0]
+        "s": [1000.0],
+        "a": [1000.0, 1000.0],
+        "g": [2000.0, 0.0, 0.0],
+        "al": [2000.0, 2000.0],
     }
 
 

@@ -1,0 +1,58 @@
+"""slotscope's own scheduler: never worse than the others, close to optimal."""
+
+import pytest
+
+from core.comparison import NEEDS_OBSERVATIONS, with_observations
+from core.presets import PRESETS, preset
+from core.schedulers import SCHEDULERS, run_scheduler
+from core.schedulers.optimal import score_key
+from core.simulator.capacity import Evaluator
+
+from test_optimal import key_of, small
+
+OTHERS = [s for s in SCHEDULERS if s not in ("optimal", "slotscope")]
+
+
+def other_scores(sc):
+    for sid in OTHERS:
+        scenario = with_observations(sc, sc.workload.rate) if sid in NEEDS_OBSERVATIONS else sc
+        result = run_scheduler(scenario, sid)
+        if result.ok:
+            ev = Evaluator(sc, result.parallelism)
+            yield sid, ev.score(ev.encode(result.placement()))
+
+
+@pytest.mark.parametrize("name", [p for p in PRESETS if not p.endswith("-x10")])
+def test_never_worse_than_any_other_scheduler(name):
+    sc = preset(name)
+    mine = run_scheduler(sc, "slotscope")
+    ev = Evaluator(sc, mine.parallelism)
+    score = ev.score(ev.encode(mine.placement()))
+    for sid, other in other_scores(sc):
+        assert score.throughput >= other.throughput * (1 - 1e-9), sid
+        assert score_key(score) <= score_key(other), sid
+
+
+@pytest.mark.parametrize("rate", [2000.0, 9000.0, 20000.0, 40000.0])
+@pytest.mark.parametrize("ghz", [(3.0, 3.0, 2.0), (3.4, 2.5, 1.5)])
+def test_within_two_percent_of_optimal(rate, ghz):
+    sc = small(rate=rate, ghz=ghz)
+    best = run_scheduler(sc, "optimal", {"engine": "local"})
+    mine = run_scheduler(sc, "slotscope")
+    best_thr = -key_of(sc, best)[0]
+    assert -key_of(sc, mine)[0] >= 0.98 * best_thr
+
+
+def test_decisions_say_where_it_started_and_what_each_step_gained():
+    result = run_scheduler(preset("wordcount"), "slotscope")
+    assert result.decisions[0].startswith(f"start from {result.details['start']}")
+    steps = [d for d in result.decisions if d.startswith("step ")]
+    assert len(steps) == result.details["steps"] > 0
+    assert all(("throughput +" in s) or ("latency estimate -" in s) or ("node" in s) for s in steps)
+    placed = [d for d in result.decisions if " -> " in d and "slot" in d and "step" not in d[:5]]
+    assert len(placed) >= len(result.assignments)
+
+
+def test_deterministic():
+    sc = preset("lf-diamond")
+    assert run_scheduler(sc, "slotscope").placement() == run_scheduler(sc, "slotscope").placement()
