@@ -41,7 +41,7 @@ HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     NODES: (
         ("id", "Node", "text"), ("type", "Type", "text"), ("sockets", "Sockets", "number"),
         ("cores", "Cores", "number"), ("ghz", "GHz", "number"),
-        ("flops_per_cycle", "FLOPs/cycle", "number"), ("ram_gb", "RAM GB", "number"),
+        ("flops_per_cycle", "FLOPs/cyc", "number"), ("ram_gb", "RAM GB", "number"),
         ("slots", "Slots", "number"), ("rack", "Rack", "text"),
     ),
     COMPONENTS: (
@@ -53,8 +53,8 @@ HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     STREAMS: (("from", "From", "text"), ("to", "To", "text"), ("grouping", "Grouping", "text")),
 }
 DERIVED_COLUMNS = (
-    ("processing_speed", "Speed GFLOP/s", "sockets × cores × GHz × FLOPs/cycle (TOP-Storm Eq. 1)"),
-    ("computation_power", "Power (α 0.8)", "0.8 × speed + 0.2 × RAM GB (TOP-Storm Eq. 2)"),
+    ("processing_speed", "Speed", "GFLOP/s = sockets × cores × GHz × FLOPs/cycle (TOP-Storm Eq. 1)"),
+    ("computation_power", "Power", "0.8 × speed + 0.2 × RAM GB (TOP-Storm Eq. 2, α = 0.8)"),
 )
 
 
@@ -71,13 +71,13 @@ def column_defs(grid: str) -> list[dict[str, Any]]:
             "tooltipField": f"{ERROR_PREFIX}{field}",
         }
         if field == "id":
-            col.update(pinned="left", minWidth=110)
+            col.update(pinned="left", minWidth=96)
         if field == "grouping":
             col.update(cellEditor="agSelectCellEditor", cellEditorParams={"values": list(GROUPINGS)})
         cols.append(col)
     if grid == NODES:
         cols += [{"field": f, "headerName": h, "headerTooltip": tip, "editable": False,
-                  "cellDataType": "number", "cellClass": "derived", "minWidth": 120}
+                  "cellDataType": "number", "cellClass": "derived", "minWidth": 76}
                  for f, h, tip in DERIVED_COLUMNS]
     return cols
 
@@ -87,12 +87,13 @@ def _grid(grid: str, rows: list[dict[str, Any]], height: int) -> dag.AgGrid:
         id=GRID_IDS[grid],
         rowData=rows,
         columnDefs=column_defs(grid),
-        defaultColDef={"resizable": True, "sortable": False, "minWidth": 72, "flex": 1},
+        defaultColDef={"resizable": True, "sortable": False, "minWidth": 62, "flex": 1},
         getRowId=f"params.data.{ROW_ID}",
         columnSize="sizeToFit",
         dashGridOptions={
             "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
                              "enableClickSelection": False},
+            "selectionColumnDef": {"pinned": "left", "width": 40, "maxWidth": 40},
             "singleClickEdit": True,
             "stopEditingWhenCellsLoseFocus": True,
             "tooltipShowDelay": 150,

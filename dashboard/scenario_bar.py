@@ -81,38 +81,43 @@ def layout(preset_name: str | None, selected: Sequence[str], params: Mapping[str
            rate: float) -> html.Section:
     colors = registry.colors()
     return html.Section(className="card bar", children=[
-        html.Div(className="bar-row", children=[
-            _field("Preset", dcc.Dropdown(
-                id=ids.PRESET, value=preset_name, clearable=False,
-                options=[{"label": name, "value": name, "title": desc}
-                         for name, (desc, _) in PRESETS.items()],
-            ), "field-preset"),
-            _field("Scenario file", html.Div(className="file-actions", children=[
-                dcc.Upload(id=ids.UPLOAD, className="upload", max_size=UPLOAD_GUARD_BYTES,
-                           accept=".json,application/json",
-                           children=html.Span(["Drop or ", html.U("choose"),
-                                               f" a scenario JSON (≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)"])),
-                html.Button("Download", id=ids.DOWNLOAD_SCENARIO_BUTTON, className="btn btn-ghost",
-                            title="Download the scenario in force as JSON"),
-                dcc.Download(id=ids.DOWNLOAD_SCENARIO),
-            ])),
-            _field("Offered rate (tuples/s per spout)", dcc.Input(
-                id=ids.RATE, type="number", min=1, value=rate, debounce=True, className="rate-input",
-            )),
-            simulate.controls(),
+        html.Div(className="bar-main", children=[
+            html.Div(className="bar-row", children=[
+                _field("Preset", dcc.Dropdown(
+                    id=ids.PRESET, value=preset_name, clearable=False,
+                    options=[{"label": name, "value": name, "title": desc}
+                             for name, (desc, _) in PRESETS.items()],
+                ), "field-preset"),
+                _field("Scenario file", html.Div(className="file-actions", children=[
+                    dcc.Upload(id=ids.UPLOAD, className="upload", max_size=UPLOAD_GUARD_BYTES,
+                               accept=".json,application/json",
+                               children=html.Span(["Drop or ", html.U("choose"), " a scenario JSON "
+                                                   f"(≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)"])),
+                    html.Button("Download", id=ids.DOWNLOAD_SCENARIO_BUTTON,
+                                className="btn btn-ghost",
+                                title="Download the scenario in force as JSON"),
+                    dcc.Download(id=ids.DOWNLOAD_SCENARIO),
+                ])),
+                _field("Offered rate (tuples/s per spout)", dcc.Input(
+                    id=ids.RATE, type="number", min=1, value=rate, debounce=True,
+                    className="rate-input",
+                )),
+            ]),
+            html.Div(className="bar-row", children=[
+                _field("Schedulers", dcc.Checklist(
+                    id=ids.SCHEDULERS, value=list(selected), inline=True, className="sched-pills",
+                    options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
+                ), "field-schedulers"),
+            ]),
+            html.Details(className="params", children=[
+                html.Summary("Scheduler parameters (registry defaults)"),
+                html.Div(params_area(selected, params), id=ids.PARAMS_AREA,
+                         className="param-groups"),
+                html.Div(id=ids.PARAMS_MESSAGE, className="message"),
+            ]),
+            html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
         ]),
-        html.Div(className="bar-row", children=[
-            _field("Schedulers", dcc.Checklist(
-                id=ids.SCHEDULERS, value=list(selected), inline=True, className="sched-pills",
-                options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
-            ), "field-schedulers"),
-        ]),
-        html.Details(className="params", children=[
-            html.Summary("Scheduler parameters (registry defaults)"),
-            html.Div(params_area(selected, params), id=ids.PARAMS_AREA, className="param-groups"),
-            html.Div(id=ids.PARAMS_MESSAGE, className="message"),
-        ]),
-        html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
+        simulate.controls(),
     ])
 
 

@@ -163,7 +163,7 @@ def _pack(
         put(x, b)
         return b
 
-    def hot(z: int, other: int, rate: float) -> str:
+    def hot(other: int, rate: float) -> str:
         return f"{rate:.4g} tuples/s with {item(other)}"
 
     for x, y, rate in pairs:
@@ -173,23 +173,19 @@ def _pack(
                 put(x, b), put(y, b)
                 for z, o in ((x, y), (y, x)):
                     why[z] = (
-                        f"{hot(z, o, rate)}: both into {where(b)}, least loaded with room for both"
+                        f"{hot(o, rate)}: both into {where(b)}, least loaded with room for both"
                     )
                 continue
             b = single(x)
-            why[x] = (
-                f"{hot(x, y, rate)}: no {kind} had room for both; {where(b)} is the least loaded"
-            )
+            why[x] = f"{hot(y, rate)}: no {kind} had room for both; {where(b)} is the least loaded"
             if bins.fits(b, 1, loads[y]):
                 put(y, b)
                 why[y] = (
-                    f"{hot(y, x, rate)}: no {kind} had room for both, but {where(b)} still fits it"
+                    f"{hot(x, rate)}: no {kind} had room for both, but {where(b)} still fits it"
                 )
             else:
                 b = single(y)
-                why[y] = (
-                    f"{hot(y, x, rate)}: no room beside it; {where(b)} is the least loaded other"
-                )
+                why[y] = f"{hot(x, rate)}: no room beside it; {where(b)} is the least loaded other"
             continue
         was = {x: bin_of[x], y: bin_of[y]}
         cands = [b for b in was.values() if b >= 0]
@@ -209,7 +205,7 @@ def _pack(
             put(z, b)
             tried = ", ".join(where(c) for c in cands)
             why[z] = (
-                f"{hot(z, o, rate)}: {where(b)} is the best of {tried} for traffic between "
+                f"{hot(o, rate)}: {where(b)} is the best of {tried} for traffic between "
                 f"{kind}s ({cost:.4g} tuples/s on their links)"
             )
     for x in range(len(loads)):

@@ -152,8 +152,9 @@ def simulate(
     hops = tuples / spouts * sum(ev.visits.values())
     if hops > MAX_HOPS:
         raise SimulationError(
-            "tuples", f"{tuples} spout tuples make ~{hops:,.0f} tuple-hops, the limit is "
-            f"{MAX_HOPS:,}: simulate fewer tuples"
+            "tuples",
+            f"{tuples} spout tuples make ~{hops:,.0f} tuple-hops, the limit is "
+            f"{MAX_HOPS:,}: simulate fewer tuples",
         )
     if an.effective_rate > 0:
         trace = run_trace(trace_plan(ev, slots, an.effective_rate), tuples, seed, replica)

@@ -43,6 +43,7 @@ from core.simulator.costs import (
     BITS_PER_BYTE,
     class_latency_s,
     deserialize_s,
+    memory_by_node,
     node_arrays,
     serialize_s,
     service_matrix,
@@ -157,11 +158,11 @@ class Evaluator:
         self._bytes_i, self._bytes_j = t.tuple_bytes[t.src_sid], t.tuple_bytes[t.tgt_sid]
         self._both_ex = np.concatenate([t.src_ex, t.tgt_ex])
         self._static = None if t.has_local else unit_rates(t)
-        self._mem = np.array([self.graph.components[self.graph.order[c]].memory_mb
-                              for c in t.exec_comp], dtype=float)
+        self._mem = np.array(
+            [self.graph.components[self.graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
+        )
         self._cv2 = scenario.workload.service_cv**2
         self._in = [[(k, int(t.src_comp[k])) for k in ks] for ks in t.in_streams]
-        self._index = {e: i for i, e in enumerate(self.executors)}
         self._slot_index = {
             (nid, s): int(nodes.slot_start[j]) + s
             for j, nid in enumerate(nodes.ids)
@@ -240,8 +241,23 @@ class Evaluator:
             t.src_sid, send_n * self._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc], n_s
         )
         max_rate, bottleneck = self._bounds(cpu, node_cpu, fixed, nic)
-        return _Loads(slot_of, node_of, r, service, serdes, cpu, node_cpu, fixed, nic,
-                      same_worker, same_node, total, wire, max_rate, bottleneck)
+        return _Loads(
+            slot_of,
+            node_of,
+            r,
+            service,
+            serdes,
+            cpu,
+            node_cpu,
+            fixed,
+            nic,
+            same_worker,
+            same_node,
+            total,
+            wire,
+            max_rate,
+            bottleneck,
+        )
 
     def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
         headroom = self.nodes.cores - fixed
@@ -283,13 +299,19 @@ class Evaluator:
         mean = compute + loads.serdes
         rho = np.minimum(lam * mean, RHO_CAP)
         sojourn = mean + lam * (compute * compute * self._cv2 + mean * mean) / (2.0 * (1.0 - rho))
-        comp_s = (np.bincount(self.table.exec_comp, lam * sojourn, len(self._in))
-                  * self._inv_visit / rate).tolist()
+        comp_s = (
+            np.bincount(self.table.exec_comp, lam * sojourn, len(self._in)) * self._inv_visit / rate
+        ).tolist()
         sw, sn, total = loads.same_worker, loads.same_node, loads.total
         sr = self._same_rack(loads) if self._racks > 1 else sn
         lat = self._class_s
-        delay_sum = (sw * lat[0] + (sn - sw) * lat[1] + (sr - sn) * lat[2]
-                     + (total - sr) * lat[3] + loads.wire)
+        delay_sum = (
+            sw * lat[0]
+            + (sn - sw) * lat[1]
+            + (sr - sn) * lat[2]
+            + (total - sr) * lat[3]
+            + loads.wire
+        )
         delay = (delay_sum / np.where(total > 0, total, 1.0)).tolist()
         busy = (total > 0).tolist()
         path = [0.0] * len(comp_s)
@@ -332,7 +354,8 @@ class Evaluator:
         if self._fixed is not None:
             executor_cpu = executor_cpu + self._fixed[t.exec_comp, loads.node_of]
         traffic, traffic_bytes = self._traffic(loads, r_eff)
-        memory, warnings = self._memory(loads.slot_of)
+        heap = self.scenario.network.worker_heap_mb
+        memory, warnings = memory_by_node(nodes, loads.slot_of, self._mem, heap)
         return Analysis(
             rate=r0,
             effective_rate=r_eff,
@@ -365,27 +388,3 @@ class Evaluator:
         tuples = (rate * classes.sum(1)).tolist()
         size = (rate * (classes @ self.table.tuple_bytes)).tolist()
         return dict(zip(names, tuples, strict=True)), dict(zip(names, size, strict=True))
-
-    def _memory(self, slot_of: np.ndarray) -> tuple[np.ndarray, list[str]]:
-        """Memory per node (MB) and over-commit warnings."""
-        nodes = self.nodes
-        heap = self.scenario.network.worker_heap_mb
-        per_slot = np.bincount(slot_of, self._mem, nodes.slots)
-        used = np.bincount(slot_of, None, nodes.slots) > 0
-        worker = np.where(used, np.maximum(heap, per_slot), 0.0)
-        memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
-        warnings: list[str] = []
-        if not (per_slot > heap).any() and not (memory > nodes.ram_mb).any():
-            return memory, warnings
-        for g in np.flatnonzero(used & (per_slot > heap)):
-            j = nodes.slot_node[g]
-            warnings.append(
-                f"worker {nodes.ids[j]}:{g - nodes.slot_start[j]} heap over-committed: "
-                f"{per_slot[g]:g} MB of executors in a {heap:g} MB heap"
-            )
-        for j in np.flatnonzero(memory > nodes.ram_mb):
-            warnings.append(
-                f"node {nodes.ids[j]} memory over-committed: "
-                f"{memory[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM"
-            )
-        return memory, warnings

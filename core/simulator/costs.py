@@ -145,3 +145,32 @@ def transfer_delay_s(
     """Delay of each hop: its class latency, plus wire time when it leaves the node."""
     wire = tuple_bytes * BITS_PER_BYTE / sender_bits_per_s
     return class_latency_s(net)[cls] + np.where(cls >= SAME_RACK, wire, 0.0)
+
+
+def memory_by_node(
+    nodes: NodeArrays, slot_of: np.ndarray, executor_mb: np.ndarray, heap_mb: float
+) -> tuple[np.ndarray, list[str]]:
+    """Memory per node (MB) of a placement, and its over-commit warnings.
+
+    A used worker takes its heap, or its executors' declared memory when
+    that is more (an over-committed heap); a node over its RAM is reported.
+    """
+    per_slot = np.bincount(slot_of, executor_mb, nodes.slots)
+    used = np.bincount(slot_of, None, nodes.slots) > 0
+    worker = np.where(used, np.maximum(heap_mb, per_slot), 0.0)
+    memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
+    warnings: list[str] = []
+    if not (per_slot > heap_mb).any() and not (memory > nodes.ram_mb).any():
+        return memory, warnings
+    for g in np.flatnonzero(used & (per_slot > heap_mb)):
+        j = nodes.slot_node[g]
+        warnings.append(
+            f"worker {nodes.ids[j]}:{g - nodes.slot_start[j]} heap over-committed: "
+            f"{per_slot[g]:g} MB of executors in a {heap_mb:g} MB heap"
+        )
+    for j in np.flatnonzero(memory > nodes.ram_mb):
+        warnings.append(
+            f"node {nodes.ids[j]} memory over-committed: "
+            f"{memory[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM"
+        )
+    return memory, warnings

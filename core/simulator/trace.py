@@ -159,16 +159,29 @@ def trace_plan(evaluator: Evaluator, slots: np.ndarray, rate: float) -> TracePla
         if len(senders) * p <= HOP_TABLE_MAX:
             sender = np.repeat(senders, p)
             target = np.tile(np.arange(start, start + p), len(senders))
-            delay, cross = hop_costs(net, worker, loads.node_of, nodes.rack,
-                                     nodes.nic_bits_per_s, sender, target, t.tuple_bytes[k])
+            delay, cross = hop_costs(
+                net,
+                worker,
+                loads.node_of,
+                nodes.rack,
+                nodes.nic_bits_per_s,
+                sender,
+                target,
+                t.tuple_bytes[k],
+            )
             common.update(delay_table=delay, cross_table=cross)
         if s.grouping == "fields" and not is_ack_stream(s):
             # a key drawn by popularity, then hashed, is an executor drawn by its key mass
             cdf = np.cumsum(t.weights[k])
             routes.append(Route("fields", cdf=cdf / cdf[-1], **common))
         elif s.grouping == "local-or-shuffle":
-            routes.append(Route("local", **common, **_local_table(worker[start : start + p],
-                                                                  evaluator.nodes.slots)))
+            routes.append(
+                Route(
+                    "local",
+                    **common,
+                    **_local_table(worker[start : start + p], evaluator.nodes.slots),
+                )
+            )
         elif s.grouping in ("all", "global"):
             routes.append(Route(s.grouping, **common))
         else:
@@ -285,8 +298,16 @@ def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.nd
             cell = (sender - route.source_start) * route.parallelism + local
             delay, cross = route.delay_table[cell], route.cross_table[cell]
         else:
-            delay, cross = hop_costs(plan.network, plan.worker, plan.node, plan.rack,
-                                     plan.nic_bits_per_s, sender, target, route.tuple_bytes)
+            delay, cross = hop_costs(
+                plan.network,
+                plan.worker,
+                plan.node,
+                plan.rack,
+                plan.nic_bits_per_s,
+                sender,
+                target,
+                route.tuple_bytes,
+            )
         ser += np.bincount(parent, cross * route.ser_s, n)
         batches.append((k, parent, target, delay, np.where(cross, route.deser_s, 0.0)))
     return batches, ser
@@ -347,8 +368,9 @@ def fifo_departures(
     """
     if servers > 1:
         # a radix sort by server (stable), then by time within each server
-        by_server = np.argsort(server.astype(np.int16 if servers < 2**15 else np.int64),
-                               kind="stable")
+        by_server = np.argsort(
+            server.astype(np.int16 if servers < 2**15 else np.int64), kind="stable"
+        )
         bounds = np.cumsum(np.bincount(server, minlength=servers)).tolist()
     else:
         by_server, bounds = None, [len(arrival)]
@@ -373,8 +395,9 @@ def run_trace(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0) -> 
     """Simulate ``tuples`` spout tuples through the placement of ``plan``."""
     t = plan.table
     order = t.graph.order
-    consumers = [sum(1 for k in range(len(t.streams)) if t.src_comp[k] == c)
-                 for c in range(len(order))]
+    consumers = [
+        sum(1 for k in range(len(t.streams)) if t.src_comp[k] == c) for c in range(len(order))
+    ]
     departures: dict[int, np.ndarray] = {}
     emitted = np.zeros(tuples)
     last = np.zeros(tuples)
@@ -389,8 +412,9 @@ def run_trace(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0) -> 
             warm[step.root[: int(np.ceil(WARMUP_FRACTION * len(step.root)))]] = True
             horizon = max(horizon, float(arrival[-1]) if len(arrival) else 0.0)
         else:
-            arrival = _concat([departures[u][parent] + delay for u, parent, delay in step.sources],
-                              float)
+            arrival = _concat(
+                [departures[u][parent] + delay for u, parent, delay in step.sources], float
+            )
             for u, _, _ in step.sources:
                 consumers[u] -= 1
                 if consumers[u] == 0:

@@ -28,15 +28,18 @@ def event_latencies(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 
     for step in steps:
         offset = 0
         for u, parents, delays in step.sources:
-            for i, (parent, delay) in enumerate(zip(parents.tolist(), delays.tolist(), strict=True)):
+            for i, (parent, delay) in enumerate(
+                zip(parents.tolist(), delays.tolist(), strict=True)
+            ):
                 children[u][parent].append((step.component, offset + i, delay))
             offset += len(parents)
     events: list[tuple[float, int, int, int]] = []
     emitted = np.zeros(tuples)
     for step in steps:
         if step.arrival_s is not None:
-            for i, (a, root) in enumerate(zip(step.arrival_s.tolist(), step.root.tolist(),
-                                              strict=True)):
+            for i, (a, root) in enumerate(
+                zip(step.arrival_s.tolist(), step.root.tolist(), strict=True)
+            ):
                 emitted[root] = a
                 heapq.heappush(events, (a, ARRIVAL, step.component, i))
     busy: set[int] = set()

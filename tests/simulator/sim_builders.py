@@ -27,8 +27,12 @@ def make(
         "topology": {
             "components": components,
             "streams": [
-                {"from": s[0], "to": s[1], "grouping": s[2] if len(s) > 2 else "shuffle",
-                 **(s[3] if len(s) > 3 else {})}
+                {
+                    "from": s[0],
+                    "to": s[1],
+                    "grouping": s[2] if len(s) > 2 else "shuffle",
+                    **(s[3] if len(s) > 3 else {}),
+                }
                 for s in streams
             ],
             **extra.pop("topology", {}),
@@ -40,8 +44,11 @@ def make(
     return validate_scenario(data)
 
 
-def manual(scenario: Scenario, placement: Mapping[str, tuple[str, int]],
-           parallelism: Mapping[str, int] | None = None) -> Schedule:
+def manual(
+    scenario: Scenario,
+    placement: Mapping[str, tuple[str, int]],
+    parallelism: Mapping[str, int] | None = None,
+) -> Schedule:
     """A Schedule placing executors by hand (scheduler id 'manual')."""
     par = dict(build_graph(scenario, parallelism).parallelism)
     return Schedule(

@@ -42,26 +42,33 @@ def test_crossing_a_worker_adds_serialisation_to_both_ends():
 
 
 def test_hand_computed_node_cpu_bound():
-    comps = [{"id": "spout", "parallelism": 1, "cpu_us": 10.0},
-             {"id": "bolt", "parallelism": 4, "cpu_us": 50.0, "selectivity": 0.0}]
+    comps = [
+        {"id": "spout", "parallelism": 1, "cpu_us": 10.0},
+        {"id": "bolt", "parallelism": 4, "cpu_us": 50.0, "selectivity": 0.0},
+    ]
     sc = make(comps, [("spout", "bolt")], [{"id": "n1", "cores": 1}])
-    a = analyze(sc, manual(sc, {e: ("n1", 0) for e in ["spout#0"] + [f"bolt#{i}" for i in range(4)]}))
+    a = analyze(
+        sc, manual(sc, {e: ("n1", 0) for e in ["spout#0"] + [f"bolt#{i}" for i in range(4)]})
+    )
     # per unit rate the node needs 10 + 4 x 50/4 us = 60 us of its one core
     assert a.max_rate == pytest.approx(1e6 / 60)
     assert a.bottleneck == "node n1 CPU"
 
 
 def test_hand_computed_nic_bound_names_the_slower_nic():
-    comps = [{"id": "spout", "parallelism": 1, "cpu_us": 1.0, "tuple_bytes": 12_500},
-             {"id": "bolt", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0}]
+    comps = [
+        {"id": "spout", "parallelism": 1, "cpu_us": 1.0, "tuple_bytes": 12_500},
+        {"id": "bolt", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0},
+    ]
     free = {"serialize_us": 0.0, "deserialize_us": 0.0}
     sc = make(comps, [("spout", "bolt")], [{"id": "n1"}, {"id": "n2"}], network=free)
     sched = manual(sc, {"spout#0": ("n1", 0), "bolt#0": ("n2", 0)})
     a = analyze(sc, sched)
     assert a.max_rate == pytest.approx(1e9 / (12_500 * 8))  # 100 kbit per tuple on 1 Gbit/s
     assert a.bottleneck == "node n1 NIC"
-    fast = make(comps, [("spout", "bolt")], [{"id": "n1", "nic_gbps": 10.0}, {"id": "n2"}],
-                network=free)
+    fast = make(
+        comps, [("spout", "bolt")], [{"id": "n1", "nic_gbps": 10.0}, {"id": "n2"}], network=free
+    )
     assert analyze(fast, sched).bottleneck == "node n2 NIC"
 
 
@@ -90,10 +97,15 @@ def test_higher_offered_rate_never_lowers_throughput(wordcount):
 
 
 def test_adding_a_node_never_lowers_max_rate(wordcount):
-    bigger = with_changes(wordcount, cluster={"nodes": [
-        *[n.model_dump() for n in wordcount.cluster.nodes],
-        {"id": "n6", "cores": 16, "ghz": 3.6, "slots": 4},
-    ]})
+    bigger = with_changes(
+        wordcount,
+        cluster={
+            "nodes": [
+                *[n.model_dump() for n in wordcount.cluster.nodes],
+                {"id": "n6", "cores": 16, "ghz": 3.6, "slots": 4},
+            ]
+        },
+    )
     rng = np.random.default_rng(1)
     small, large = Evaluator(wordcount), Evaluator(bigger)
     for _ in range(50):
@@ -119,8 +131,7 @@ def test_moving_a_hot_pair_apart_never_lowers_inter_node_traffic(wordcount):
 
 def test_profiled_service_time_and_fixed_overhead_replace_cpu_us():
     profiling = {"per_type": {"bolt": {"fast": {"e_ms": 0.1, "met_pct": 25.0}}}}
-    sc = make(SPOUT_BOLT, [("spout", "bolt")], [{"id": "n1", "type": "fast"}],
-              profiling=profiling)
+    sc = make(SPOUT_BOLT, [("spout", "bolt")], [{"id": "n1", "type": "fast"}], profiling=profiling)
     a = analyze(sc, manual(sc, {"spout#0": ("n1", 0), "bolt#0": ("n1", 0)}), rate=5000.0)
     assert a.max_rate == pytest.approx(10_000.0)  # 100 us per tuple on this node type
     # 25% of the machine's 4 cores is a fixed core, plus 5000 x 110 us
@@ -146,8 +157,10 @@ def test_memory_counts_worker_heaps_and_reports_over_commit():
 
 
 def test_oversubscribed_node_inflates_service_times():
-    comps = [{"id": "spout", "parallelism": 1, "cpu_us": 10.0},
-             {"id": "bolt", "parallelism": 4, "cpu_us": 50.0, "selectivity": 0.0}]
+    comps = [
+        {"id": "spout", "parallelism": 1, "cpu_us": 10.0},
+        {"id": "bolt", "parallelism": 4, "cpu_us": 50.0, "selectivity": 0.0},
+    ]
     sc = make(comps, [("spout", "bolt")], [{"id": "n1", "cores": 1}])
     ev = Evaluator(sc)
     loads = ev.loads(np.zeros(len(ev.executors), dtype=np.int64))
@@ -156,16 +169,19 @@ def test_oversubscribed_node_inflates_service_times():
 
 
 def test_latency_estimate_at_low_load_is_the_path_sum():
-    chain = [{"id": "a", "parallelism": 1, "cpu_us": 10.0},
-             {"id": "b", "parallelism": 1, "cpu_us": 20.0},
-             {"id": "c", "parallelism": 1, "cpu_us": 30.0, "selectivity": 0.0}]
+    chain = [
+        {"id": "a", "parallelism": 1, "cpu_us": 10.0},
+        {"id": "b", "parallelism": 1, "cpu_us": 20.0},
+        {"id": "c", "parallelism": 1, "cpu_us": 30.0, "selectivity": 0.0},
+    ]
     nodes = [{"id": f"n{i}"} for i in range(3)]
     sc = make(chain, [("a", "b"), ("b", "c")], nodes)
     sched = manual(sc, {"a#0": ("n0", 0), "b#0": ("n1", 0), "c#0": ("n2", 0)})
     hop_us = 250.0 + 200 * 8 / 1e3  # one way between nodes + 200 B on 1 Gbit/s
     path_us = (10 + 2) + hop_us + (20 + 3 + 2) + hop_us + (30 + 3)
-    assert analyze(sc, sched, rate=1.0).latency_estimate_ms == pytest.approx(path_us / 1e3,
-                                                                            rel=1e-3)
+    assert analyze(sc, sched, rate=1.0).latency_estimate_ms == pytest.approx(
+        path_us / 1e3, rel=1e-3
+    )
 
 
 def test_encode_decode_round_trip_and_score_agrees_with_evaluate(wordcount_acked):

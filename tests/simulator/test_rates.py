@@ -45,7 +45,9 @@ def test_all_grouping_delivers_every_tuple_to_every_executor():
 
 
 def test_global_grouping_sends_everything_to_executor_zero():
-    sc = make([{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 3}], [("s", "b", "global")])
+    sc = make(
+        [{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 3}], [("s", "b", "global")]
+    )
     rates = executor_rates(build_graph(sc))
     assert [rates[f"b#{i}"] for i in range(3)] == [1.0, 0.0, 0.0]
 
@@ -58,7 +60,9 @@ def test_shuffle_splits_evenly_and_spouts_share_the_offered_rate(wordcount):
 
 
 def test_uniform_keys_spread_fields_load_almost_evenly():
-    shares = target_weights(build_graph(_skewed(0.0, keys=10_000)), _skewed(0.0).topology.streams[0])
+    shares = target_weights(
+        build_graph(_skewed(0.0, keys=10_000)), _skewed(0.0).topology.streams[0]
+    )
     assert shares.sum() == pytest.approx(1.0)
     assert shares.max() < 1.1 / 8
 
@@ -85,8 +89,10 @@ def test_zipf_weights_fall_with_rank():
 
 def test_local_or_shuffle_prefers_the_senders_worker():
     # s#0 shares worker A with b#0; s#1 is alone in worker B, so it shuffles
-    sc = make([{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 2}],
-              [("s", "b", "local-or-shuffle")])
+    sc = make(
+        [{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 2}],
+        [("s", "b", "local-or-shuffle")],
+    )
     graph = build_graph(sc)
     place = {"s#0": "A", "b#0": "A", "s#1": "B", "b#1": "C"}
     rates = executor_rates(graph, place)
@@ -95,15 +101,19 @@ def test_local_or_shuffle_prefers_the_senders_worker():
 
 
 def test_local_or_shuffle_splits_evenly_over_several_local_targets():
-    sc = make([{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 3}],
-              [("s", "b", "local-or-shuffle")])
+    sc = make(
+        [{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 3}],
+        [("s", "b", "local-or-shuffle")],
+    )
     rates = executor_rates(build_graph(sc), {"s#0": 0, "b#0": 0, "b#1": 0, "b#2": 1})
     assert [rates[f"b#{i}"] for i in range(3)] == pytest.approx([0.5, 0.5, 0.0])
 
 
 def test_local_or_shuffle_needs_a_placement():
-    sc = make([{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 1}],
-              [("s", "b", "local-or-shuffle")])
+    sc = make(
+        [{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 1}],
+        [("s", "b", "local-or-shuffle")],
+    )
     with pytest.raises(ValueError, match="worker_of"):
         unit_rates(stream_table(build_graph(sc)))
 
@@ -122,8 +132,10 @@ def test_flows_add_up_to_what_each_executor_receives(wordcount_acked):
 
 
 def test_local_or_shuffle_flows_stay_in_the_worker():
-    sc = make([{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 2}],
-              [("s", "b", "local-or-shuffle")])
+    sc = make(
+        [{"id": "s", "parallelism": 2}, {"id": "b", "parallelism": 2}],
+        [("s", "b", "local-or-shuffle")],
+    )
     table = stream_table(build_graph(sc))
     flows = executor_flows(table, np.array([0, 1, 0, 2]), rate=10.0)  # s#0, s#1, b#0, b#1
     assert sorted(flows) == [

@@ -26,8 +26,12 @@ def _plan(scenario, schedule, load=None, rate=None):
 
 
 def _chain(cv=1.0):
-    sc = make(CHAIN, [("a", "b"), ("b", "c")], [{"id": f"n{i}"} for i in range(3)],
-              workload={"service_cv": cv})
+    sc = make(
+        CHAIN,
+        [("a", "b"), ("b", "c")],
+        [{"id": f"n{i}"} for i in range(3)],
+        workload={"service_cv": cv},
+    )
     return sc, manual(sc, {"a#0": ("n0", 0), "b#0": ("n1", 0), "c#0": ("n2", 0)})
 
 
@@ -39,10 +43,20 @@ def _every_grouping():
         {"id": "b", "parallelism": 2, "cpu_us": 40.0},
         {"id": "c", "parallelism": 2, "cpu_us": 50.0, "selectivity": 0.0},
     ]
-    streams = [("s", "a", "fields", {"key_skew": 1.0, "keys": 20}), ("s", "b", "all"),
-               ("a", "c", "local-or-shuffle"), ("b", "c", "global")]
-    sc = make(comps, streams, [{"id": "n1"}, {"id": "n2"}], topology={"ackers": 2},
-              workload={"service_cv": 0.5}, network={"same_rack_us": 50.0})
+    streams = [
+        ("s", "a", "fields", {"key_skew": 1.0, "keys": 20}),
+        ("s", "b", "all"),
+        ("a", "c", "local-or-shuffle"),
+        ("b", "c", "global"),
+    ]
+    sc = make(
+        comps,
+        streams,
+        [{"id": "n1"}, {"id": "n2"}],
+        topology={"ackers": 2},
+        workload={"service_cv": 0.5},
+        network={"same_rack_us": 50.0},
+    )
     return sc, run_scheduler(sc, "even")
 
 
@@ -74,6 +88,14 @@ def test_trace_agrees_with_the_event_oracle(case, wordcount_acked):
     np.testing.assert_allclose(trace.latency_s, oracle, rtol=1e-9, atol=1e-12)
 
 
+def test_tabulated_and_computed_hop_costs_agree(monkeypatch):
+    sc, sched = _every_grouping()
+    tabulated = run_trace(_plan(sc, sched, load=0.5), 300)
+    monkeypatch.setattr("core.simulator.trace.HOP_TABLE_MAX", 0)
+    computed = run_trace(_plan(sc, sched, load=0.5), 300)
+    np.testing.assert_array_equal(tabulated.latency_s, computed.latency_s)
+
+
 def test_low_load_mean_latency_is_the_analytic_path_sum():
     sc, sched = _chain()
     row = simulate(sc, sched, rate=10.0, tuples=4000)
@@ -93,8 +115,10 @@ def test_trace_throughput_is_effective_rate_times_visit_ratios(wordcount_acked):
 
 
 def test_fractional_selectivity_keeps_its_mean():
-    comps = [{"id": "s", "parallelism": 1, "cpu_us": 1.0, "selectivity": 2.5},
-             {"id": "b", "parallelism": 2, "cpu_us": 1.0, "selectivity": 0.0}]
+    comps = [
+        {"id": "s", "parallelism": 1, "cpu_us": 1.0, "selectivity": 2.5},
+        {"id": "b", "parallelism": 2, "cpu_us": 1.0, "selectivity": 0.0},
+    ]
     sc = make(comps, [("s", "b")])
     trace = run_trace(_plan(sc, run_scheduler(sc, "even"), rate=100.0), 40_000)
     assert trace.processed["b"] / 40_000 == pytest.approx(2.5, rel=0.01)
@@ -119,8 +143,10 @@ def test_same_seed_same_results_other_seed_or_replica_other_results(wordcount):
 def test_schedulers_and_rates_see_the_same_random_numbers(wordcount):
     even = run_scheduler(wordcount, "even")
     packed = manual(wordcount, {e: ("n1", 0) for e in even.placement()})
-    steps = [list(walk(_plan(wordcount, s, rate=r), 500, 0, 0))
-             for s, r in ((even, 1000.0), (packed, 1000.0), (even, 4000.0))]
+    steps = [
+        list(walk(_plan(wordcount, s, rate=r), 500, 0, 0))
+        for s, r in ((even, 1000.0), (packed, 1000.0), (even, 4000.0))
+    ]
     for one, two, fast in zip(*steps, strict=True):
         assert (one.executor == two.executor).all()  # shuffle and fields ignore placement
         assert (one.root == two.root).all()
@@ -131,8 +157,10 @@ def test_schedulers_and_rates_see_the_same_random_numbers(wordcount):
 
 def test_higher_offered_rate_never_lowers_latency_on_a_pipeline():
     sc, sched = _chain()
-    p99 = [simulate(sc, sched, r, tuples=5000)["latency_ms"]["p99"]
-           for r in (1000.0, 4000.0, 16000.0, 30000.0)]
+    p99 = [
+        simulate(sc, sched, r, tuples=5000)["latency_ms"]["p99"]
+        for r in (1000.0, 4000.0, 16000.0, 30000.0)
+    ]
     assert all(b >= a for a, b in zip(p99, p99[1:], strict=False))
 
 

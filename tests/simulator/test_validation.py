@@ -19,9 +19,22 @@ from core.simulator import (
 )
 
 CONTRACT_KEYS = {
-    "scheduler", "rate", "replica", "throughput", "sink_throughput", "max_rate", "saturated",
-    "bottleneck", "latency_ms", "nodes_used", "slots_used", "cpu_util", "memory_mb", "traffic",
-    "traffic_bytes", "placement_ms",
+    "scheduler",
+    "rate",
+    "replica",
+    "throughput",
+    "sink_throughput",
+    "max_rate",
+    "saturated",
+    "bottleneck",
+    "latency_ms",
+    "nodes_used",
+    "slots_used",
+    "cpu_util",
+    "memory_mb",
+    "traffic",
+    "traffic_bytes",
+    "placement_ms",
 }
 
 
@@ -75,8 +88,10 @@ def test_an_incomplete_placement_is_refused(wordcount):
 
 
 def test_too_many_tuple_hops_are_refused():
-    comps = [{"id": "s", "parallelism": 1, "selectivity": 100.0},
-             {"id": "b", "parallelism": 1, "selectivity": 0.0}]
+    comps = [
+        {"id": "s", "parallelism": 1, "selectivity": 100.0},
+        {"id": "b", "parallelism": 1, "selectivity": 0.0},
+    ]
     sc = make(comps, [("s", "b")])
     with pytest.raises(SimulationError, match="^tuples: .*tuple-hops"):
         simulate(sc, run_scheduler(sc, "even"), 10.0, tuples=MAX_TUPLES)
@@ -87,8 +102,11 @@ def test_a_row_has_exactly_the_contract_keys_in_plain_json_types(wordcount_acked
     row = simulate(wordcount_acked, sched, rate=20_000.0, replica=2, tuples=2000, seed=1)
     assert set(row) == CONTRACT_KEYS
     assert set(row["latency_ms"]) == {"p50", "p95", "p99", "mean", "max"}
-    assert set(row["traffic"]) == set(row["traffic_bytes"]) == {
-        "intra_worker", "inter_worker", "inter_node"}
+    assert (
+        set(row["traffic"])
+        == set(row["traffic_bytes"])
+        == {"intra_worker", "inter_worker", "inter_node"}
+    )
     assert set(row["cpu_util"]) == set(row["memory_mb"]) == {f"n{i}" for i in range(1, 6)}
     assert _plain(row), row
     json.dumps(row, allow_nan=False)
@@ -102,8 +120,9 @@ def test_rate_defaults_to_the_workload(wordcount):
 
 
 def test_replicas_are_numbered_and_differ(wordcount):
-    rows = simulate_replicas(wordcount, run_scheduler(wordcount, "even"), 20_000.0,
-                             replicas=3, tuples=1000)
+    rows = simulate_replicas(
+        wordcount, run_scheduler(wordcount, "even"), 20_000.0, replicas=3, tuples=1000
+    )
     assert [r["replica"] for r in rows] == [0, 1, 2]
     assert len({r["latency_ms"]["p99"] for r in rows}) == 3
 
