@@ -66,7 +66,9 @@ def _delta(value: float | None, direction: int) -> html.Span:
 def _format(value: float) -> str:
     if value != value:
         return "—"
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    if abs(value) >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.2f}"
 
 
 def difference_table(rows: Sequence[Mapping[str, Any]], rate: float,

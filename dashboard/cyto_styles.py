@@ -11,8 +11,8 @@ FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quo
 DAG_LAYOUT: dict[str, Any] = {
     "name": "dagre",
     "rankDir": "LR",
-    "nodeSep": 18,
-    "rankSep": 46,
+    "nodeSep": 14,
+    "rankSep": 30,
     "edgeSep": 8,
     "fit": True,
     "padding": 14,
@@ -133,7 +133,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
             "style": {
                 "curve-style": "bezier",
                 "width": "data(width)",
-                "opacity": 0.55,
+                "opacity": 0.5,
                 "target-arrow-shape": "triangle",
                 "arrow-scale": 0.6,
             },

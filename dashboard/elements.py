@@ -23,7 +23,7 @@ from core.topology import TopologyGraph, component_of, index_of
 DOT = 14  # px between executor dot centres
 SLOT_GAP = 22  # px between slot boxes, room for the slot label
 NODE_GAP_X = 40  # px between node boxes side by side
-NODE_GAP_Y = 62  # px between rows of node boxes: room for the two-line node label
+NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
 MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
 SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
 MIN_NODE_W = 210  # px: a node box is at least as wide as its label
@@ -127,7 +127,7 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
             kind = "inter-worker" if a[0] == b[0] else "inter-node"
         out.append({
             "data": {"id": f"t:{src}->{dst}", "source": src, "target": dst, "links": count,
-                     "width": round(1.0 + 5.0 * count / top, 2), "label": f"{count}"},
+                     "width": round(1.0 + 3.5 * count / top, 2), "label": f"{count}"},
             "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
         })
     return out

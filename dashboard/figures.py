@@ -62,10 +62,10 @@ def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> 
         title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 14, "color": INK}},
         template="plotly_white",
         font={"family": FONT_FAMILY, "size": 12, "color": INK},
-        margin={"l": 56, "r": 16, "t": 72, "b": 44},
+        margin={"l": 56, "r": 16, "t": 48, "b": 44},
         showlegend=True,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "xanchor": "left",
-                "font": {"size": 11}},
+        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.01, "xanchor": "left",
+                "font": {"size": 11}, "tracegroupgap": 2},
         height=340,
         bargap=0.25,
     )
@@ -161,10 +161,10 @@ def cpu_heatmap(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> 
         z=z, x=scheds, y=nodes, zmin=0, zmax=100, colorscale="YlOrRd",
         text=[[f"{v:.0f}%" for v in line] for line in z], texttemplate="%{text}",
         colorbar={"title": {"text": "CPU %"}, "thickness": 12}, name="CPU utilisation (%)",
-        showlegend=True,
         hovertemplate="%{y} under %{x}: %{z:.1f}%<extra></extra>",
     ))
-    _style(fig, "CPU utilisation per node")
+    _style(fig, "CPU utilisation per node (%)")
+    fig.update_layout(showlegend=False)  # the colour bar is this chart's legend
     fig.update_yaxes(autorange="reversed")
     return _color_ticks(fig, scheds, colors)
 

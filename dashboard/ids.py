@@ -38,10 +38,12 @@ EDIT_MESSAGE = "edit-message"
 
 # placement panels
 PANELS = "panels"
-PANELS_TIMING = "panels-timing"
 ALL_EDGES = "all-edges"
 DAG_TYPE = "dag"
 MAP_TYPE = "placement-map"
+STATS_TYPE = "panel-stats"
+NOTE_TYPE = "panel-note"
+DECISIONS_TYPE = "panel-decisions"
 EXPORT_TYPE = "export"
 
 # simulation
@@ -88,6 +90,18 @@ def dag_id(scheduler: str) -> dict[str, str]:
 
 def map_id(scheduler: str) -> dict[str, str]:
     return {"type": MAP_TYPE, "sched": scheduler}
+
+
+def stats_id(scheduler: str) -> dict[str, str]:
+    return {"type": STATS_TYPE, "sched": scheduler}
+
+
+def note_id(scheduler: str) -> dict[str, str]:
+    return {"type": NOTE_TYPE, "sched": scheduler}
+
+
+def decisions_id(scheduler: str) -> dict[str, str]:
+    return {"type": DECISIONS_TYPE, "sched": scheduler}
 
 
 def export_id(scheduler: str, graph: str, fmt: str) -> dict[str, str]:

@@ -37,6 +37,19 @@ FINISHED = (DONE, FAILED, CANCELLED)
 KEEP_JOBS = 64  # finished jobs remembered for polling
 
 
+def warm_up(master: str | None = None) -> None:
+    """Start the SparkSession and its Python workers with one tiny comparison.
+
+    A cold worker spends seconds importing numpy and the core; this pays it
+    before the first Simulate. Raises ``core.spark.SparkUnavailable``.
+    """
+    from core.presets import preset
+
+    workers = spark.get_session(master).sparkContext.defaultParallelism
+    rates = [1000.0 * (i + 1) for i in range(workers)]
+    spark.run_comparison(preset("lf-linear"), [("even", {})], rates, 1, 1000, master=master)
+
+
 def settings_key(scenario: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     """The cache key of a comparison: a hash of the scenario and every setting."""
     text = json.dumps({"scenario": scenario, "settings": settings}, sort_keys=True)
@@ -87,10 +100,10 @@ class JobPool:
             f.result()
 
     def warm(self, master: str | None = None) -> None:
-        """Start the SparkSession in a pool thread, so the first Simulate is fast."""
+        """Warm Spark up in a pool thread (see :func:`warm_up`), so the first Simulate is fast."""
         def start() -> None:
             try:
-                spark.get_session(master)
+                warm_up(master)
             except Exception as err:
                 log.warning("Spark did not start: %s", explain_failure(err))
 

@@ -1,7 +1,7 @@
 """The page: top bar, scenario bar, editors, placement panels, charts, glossary.
 
-``serve`` builds the whole page for the default preset on every page load,
-panels included, so the first paint needs no callback round trip; a URL
+``serve`` builds the page for the default preset on every page load; each
+panel then fills itself in one callback round trip (in parallel). A URL
 naming another preset or selection is applied by the scenario bar.
 """
 
@@ -21,7 +21,7 @@ DEFAULT_PRESET = "wordcount"
 GLOSSARY = (
     ("Node", "A machine (Storm: a supervisor). It offers a number of worker slots; its hardware "
              "(cores, GHz, FLOPs per cycle, RAM) sets its processing speed and power."),
-    ("Slot / worker", "A worker process (one JVM) on a node. A node offers `slots` of them; a "
+    ("Slot / worker", "A worker process (one JVM) on a node. A node offers a number of them (its slots); a "
                       "topology asks for W workers, and each scheduler decides which slots to use."),
     ("Executor", "A thread inside a worker running instances of one component. A component's "
                  "parallelism is its number of executors; the dots in a placement map are executors."),
@@ -70,7 +70,6 @@ def serve() -> html.Div:
     params = registry.default_params(selected)
     data = scenario.to_json_dict()
     rate = scenario.workload.rate
-    panel_children, timing = panels.render(data, selected, params, rate)
     return html.Div(className="page", children=[
         dcc.Location(id=ids.URL, refresh=False),
         dcc.Store(id=ids.BASE_STORE, data=data),
@@ -83,7 +82,7 @@ def serve() -> html.Div:
             html.P(scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"),
             scenario_bar.layout(name, selected, params, rate),
             editors.layout(scenario_rows(scenario), scenario),
-            panels.layout(panel_children, timing),
+            panels.layout(selected),
             charts.layout(),
             glossary(),
         ]),

@@ -1,14 +1,17 @@
 """One panel per selected scheduler: topology DAG, placement map, headline figures.
 
-Panels refresh in process on every change of the scenario, the selection,
-the parameters or the offered rate, through :func:`dashboard.compute.evaluate`
-(memoised; no Spark). All panels share one geometry and one colour scheme.
+A panel's frame (title, export menu, the two graphs) is drawn when the
+selection changes; its content refreshes in process, through the memoised
+:func:`dashboard.compute.evaluate` (no Spark), whenever the scenario in
+force, the parameters or the offered rate change. Each panel refreshes in a
+callback of its own, so a slow scheduler never holds the others back. All
+panels share one geometry and one colour scheme.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +19,6 @@ import dash_cytoscape as cyto
 from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from core.model import ScenarioError
 from core.schedulers import SCHEDULERS
 from dashboard import ids, registry
 from dashboard.colors import TRAFFIC_COLORS, component_colors
@@ -29,19 +31,16 @@ EXPORT_FORMATS = (("map", "png", "Placement PNG"), ("map", "svg", "Placement SVG
                   ("dag", "png", "Topology PNG"), ("dag", "svg", "Topology SVG"))
 
 
-@lru_cache(maxsize=256)
-def panel_elements(scenario_text: str, scheduler: str, params_text: str, rate: float
-                   ) -> tuple[Evaluation, list[dict[str, Any]], list[dict[str, Any]]]:
-    """The evaluation of a panel and its two element lists."""
-    ev = evaluate(scenario_text, scheduler, params_text, rate)
-    if ev.schedule is None or ev.graph is None:
-        return ev, [], []
-    scenario = scenario_of(scenario_text)
-    colors = component_colors(list(ev.graph.order))
-    dag = dag_elements(ev.graph, colors, ev.schedule.parallelism)
-    # A partial placement (a failed scheduler) is drawn without traffic edges.
-    return ev, dag, placement_elements(scenario, ev.graph, ev.schedule.placement(), colors,
-                                       traffic=ev.metrics is not None)
+@dataclass(frozen=True)
+class PanelContent:
+    """What a panel shows for one scenario, scheduler, parameters and rate."""
+
+    stats: list[Any]
+    note: list[Any]
+    dag: list[dict[str, Any]]
+    placement: list[dict[str, Any]]
+    decisions: list[Any]
+    server_ms: float
 
 
 def _number(value: float | None, unit: str = "", digits: int = 0) -> str:
@@ -55,15 +54,14 @@ def _stat(label: str, value: str, title: str = "") -> html.Div:
                     className="stat", title=title)
 
 
-def _header(ev: Evaluation, color: str, nodes_total: int) -> html.Div:
-    spec = SCHEDULERS.get(ev.scheduler)
+def _stats(ev: Evaluation, nodes_total: int) -> list[Any]:
     h = headline(ev)
     badges = []
     if ev.schedule is not None and not ev.schedule.ok:
         badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
     if h["saturated"]:
         badges.append(html.Span("saturated", className="badge badge-warn",
-                                title="The offered rate exceeds R*: spouts are throttled"))
+                                title="The offered rate exceeds R*: the spouts are throttled"))
     nodes = f"{h['nodes_used']} / {nodes_total}" if h["nodes_used"] is not None else "—"
     stats = [
         _stat("throughput /s", _number(h["throughput"]), "Tuples processed per second, all executors"),
@@ -71,79 +69,79 @@ def _header(ev: Evaluation, color: str, nodes_total: int) -> html.Div:
         _stat("nodes used", nodes),
         _stat("bottleneck", h["bottleneck"] or "—", "The binding capacity limit (R*)"),
     ]
-    export = html.Details(className="export-menu", children=[
-        html.Summary("Export"),
-        html.Div([html.Button(label, id=ids.export_id(ev.scheduler, graph, fmt), className="menu-item")
-                  for graph, fmt, label in EXPORT_FORMATS], className="menu"),
-    ])
-    return html.Div(className="panel-head", children=[
-        html.Div(className="panel-title", children=[
-            html.Span(className="sched-chip", style={"background": color}),
-            html.H3(ev.scheduler),
-            html.Span(spec.name if spec else "", className="muted panel-subtitle",
-                      title=spec.paper if spec else ""),
-            *badges,
-            export,
-        ]),
-        html.Div(stats, className="stats"),
-    ])
+    return [html.Div(badges, className="badges"), html.Div(stats, className="stats")]
 
 
-def _decisions(ev: Evaluation) -> html.Details:
+def _decisions(ev: Evaluation) -> list[Any]:
     decisions = list(ev.schedule.decisions) if ev.schedule else []
     items = [html.Li(d) for d in decisions[:MAX_DECISIONS]]
     if len(decisions) > MAX_DECISIONS:
         items.append(html.Li(f"… and {len(decisions) - MAX_DECISIONS} more", className="muted"))
-    return html.Details(className="decisions", children=[
-        html.Summary(f"Why this placement: {len(decisions)} decisions"),
-        html.Ol(items),
+    where = f" · placed in {ev.server_ms:.1f} ms" if ev.schedule else ""
+    return [html.Summary(f"Why this placement: {len(decisions)} decisions{where}"), html.Ol(items)]
+
+
+@lru_cache(maxsize=256)
+def panel_content(scenario_text: str, scheduler: str, params_text: str, rate: float) -> PanelContent:
+    """A panel's figures, graphs and decisions (memoised like the evaluation under it)."""
+    ev = evaluate(scenario_text, scheduler, params_text, rate)
+    scenario = scenario_of(scenario_text)
+    stats = _stats(ev, len(scenario.cluster.nodes))
+    if ev.schedule is None or ev.graph is None:
+        note = [html.Div(["This scheduler could not place the scenario: ", ev.error],
+                         className="alert alert-error")]
+        return PanelContent(stats, note, [], [], _decisions(ev), ev.server_ms)
+    colors = component_colors(list(ev.graph.order))
+    note = [html.Div(ev.schedule.message, className="alert alert-warn")] if ev.schedule.message else []
+    # A partial placement (a scheduler that failed) is drawn without traffic edges.
+    placement = placement_elements(scenario, ev.graph, ev.schedule.placement(), colors,
+                                   traffic=ev.metrics is not None)
+    return PanelContent(stats, note, dag_elements(ev.graph, colors, ev.schedule.parallelism),
+                        placement, _decisions(ev), ev.server_ms)
+
+
+def frame(scheduler: str, color: str, show_all_edges: bool = False) -> html.Div:
+    """A scheduler's panel without content: title, export menu, empty graphs."""
+    spec = SCHEDULERS[scheduler]
+    export = html.Details(className="export-menu", children=[
+        html.Summary("Export"),
+        html.Div([html.Button(label, id=ids.export_id(scheduler, graph, fmt), className="menu-item")
+                  for graph, fmt, label in EXPORT_FORMATS], className="menu"),
     ])
+    head = html.Div(className="panel-head", children=[
+        html.Div(className="panel-title", children=[
+            html.Span(className="sched-chip", style={"background": color}),
+            html.H3(scheduler),
+            html.Span(spec.name, className="muted panel-subtitle", title=spec.paper),
+            export,
+        ]),
+        html.Div(id=ids.stats_id(scheduler), className="panel-stats"),
+    ])
+    body = html.Div(className="panel-body", children=[
+        html.Div([html.Div("Topology", className="pane-label"), cyto.Cytoscape(
+            id=ids.dag_id(scheduler), elements=[], layout=DAG_LAYOUT, stylesheet=DAG_STYLESHEET,
+            className="cyto cyto-dag", minZoom=0.3, maxZoom=2.5, autoungrabify=True,
+            boxSelectionEnabled=False, style={"width": "100%", "height": "100%"},
+        )], className="pane pane-dag"),
+        html.Div([html.Div("Placement: node › slot › executor", className="pane-label"),
+                  html.Div(id=ids.note_id(scheduler), className="pane-note"),
+                  cyto.Cytoscape(
+            id=ids.map_id(scheduler), elements=[], layout=MAP_LAYOUT,
+            stylesheet=map_stylesheet(show_all_edges), className="cyto cyto-map", minZoom=0.1,
+            maxZoom=4, autoungrabify=True, boxSelectionEnabled=False,
+            style={"width": "100%", "height": "100%"},
+        )], className="pane pane-map"),
+    ])
+    decisions = html.Details(id=ids.decisions_id(scheduler), className="decisions")
+    return html.Div([head, body, decisions], className="panel", **{"data-scheduler": scheduler})
 
 
-def panel(scenario_text: str, scheduler: str, params: Mapping[str, Any], rate: float,
-          color: str, show_all_edges: bool) -> html.Div:
-    """The panel of one scheduler."""
-    ev, dag, placement = panel_elements(scenario_text, scheduler, canonical(params), rate)
-    nodes_total = len(scenario_of(scenario_text).cluster.nodes)
-    if ev.error or ev.schedule is None:
-        body = html.Div(html.Div(["This scheduler could not place the scenario: ", ev.error],
-                                 className="alert alert-error"), className="panel-body")
-    else:
-        message = ([html.Div(ev.schedule.message, className="alert alert-warn")]
-                   if ev.schedule.message else [])
-        body = html.Div(className="panel-body", children=[
-            html.Div([html.Div("Topology", className="pane-label"), cyto.Cytoscape(
-                id=ids.dag_id(scheduler), elements=dag, layout=DAG_LAYOUT,
-                stylesheet=DAG_STYLESHEET, className="cyto cyto-dag", minZoom=0.3, maxZoom=3,
-                autoungrabify=True, boxSelectionEnabled=False,
-                style={"width": "100%", "height": "100%"},
-            )], className="pane pane-dag"),
-            html.Div([html.Div("Placement: node › slot › executor", className="pane-label"),
-                      *message, cyto.Cytoscape(
-                id=ids.map_id(scheduler), elements=placement, layout=MAP_LAYOUT,
-                stylesheet=map_stylesheet(show_all_edges), className="cyto cyto-map",
-                minZoom=0.1, maxZoom=4, boxSelectionEnabled=False, autoungrabify=True,
-                style={"width": "100%", "height": "100%"},
-            )], className="pane pane-map"),
-        ])
-    return html.Div([_header(ev, color, nodes_total), body, _decisions(ev)],
-                    className="panel", **{"data-scheduler": scheduler})
-
-
-def render(scenario_data: Mapping[str, Any], selected: Sequence[str],
-           params: Mapping[str, Mapping[str, Any]], rate: float, show_all_edges: bool = False
-           ) -> tuple[list[html.Div], str]:
-    """Every selected scheduler's panel, and how long the server took."""
-    start = time.perf_counter()
-    text = canonical(scenario_data)
+def frames(selected: Sequence[str], show_all_edges: bool = False) -> list[html.Div]:
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
-    children = [panel(text, s, params.get(s, {}), float(rate), colors[s], show_all_edges)
-                for s in chosen]
-    if not children:
-        children = [html.Div("Pick at least one scheduler above.", className="empty-state")]
-    ms = (time.perf_counter() - start) * 1000.0
-    return children, f"{len(chosen)} placements in {ms:.0f} ms (server)"
+    if not chosen:
+        return [html.Div("Pick at least one scheduler above.", className="empty-state")]
+    return [frame(s, colors[s], show_all_edges) for s in chosen]
 
 
 def legend() -> html.Div:
@@ -158,37 +156,49 @@ def legend() -> html.Div:
     ])
 
 
-def layout(children: list[Any], timing: str) -> html.Section:
+def layout(selected: Sequence[str]) -> html.Section:
     return html.Section(className="section", children=[
         html.Div(className="section-head", children=[
             html.H2("Placements"),
-            html.Span(timing, id=ids.PANELS_TIMING, className="muted timing"),
+            html.Span("recomputed in process on every edit", className="muted timing"),
             legend(),
             dcc.Checklist(id=ids.ALL_EDGES, options=[{"label": " show inter-worker edges",
                                                       "value": "all"}],
                           value=[], className="toggle"),
         ]),
-        html.Div(children, id=ids.PANELS, className="panels"),
+        html.Div(frames(selected), id=ids.PANELS, className="panels"),
     ])
 
 
 @callback(
     Output(ids.PANELS, "children"),
-    Output(ids.PANELS_TIMING, "children"),
-    Input(ids.SCENARIO_STORE, "data"),
     Input(ids.SCHEDULERS, "value"),
-    Input(ids.PARAMS_STORE, "data"),
-    Input(ids.RATE, "value"),
     State(ids.ALL_EDGES, "value"),
     prevent_initial_call=True,
 )
-def refresh_panels(scenario_data, selected, params, rate, all_edges):
-    if not rate or rate <= 0 or not scenario_data:
+def show_panels(selected, all_edges):
+    return frames(selected or [], bool(all_edges))
+
+
+@callback(
+    Output({"type": ids.STATS_TYPE, "sched": MATCH}, "children"),
+    Output({"type": ids.NOTE_TYPE, "sched": MATCH}, "children"),
+    Output({"type": ids.DAG_TYPE, "sched": MATCH}, "elements"),
+    Output({"type": ids.MAP_TYPE, "sched": MATCH}, "elements"),
+    Output({"type": ids.DECISIONS_TYPE, "sched": MATCH}, "children"),
+    Input(ids.SCENARIO_STORE, "data"),
+    Input(ids.PARAMS_STORE, "data"),
+    Input(ids.RATE, "value"),
+    Input({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
+)
+def fill_panel(scenario_data, params, rate, panel):
+    """One scheduler's placement of the scenario in force."""
+    if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
-    try:
-        return render(scenario_data, selected or [], params or {}, rate, bool(all_edges))
-    except ScenarioError:
-        return no_update, no_update
+    scheduler = panel["sched"]
+    content = panel_content(canonical(scenario_data), scheduler,
+                            canonical((params or {}).get(scheduler, {})), float(rate))
+    return content.stats, content.note, content.dag, content.placement, content.decisions
 
 
 @callback(
@@ -216,3 +226,4 @@ def export_image(clicks):
     request = {"type": target["fmt"], "action": "download", "options": options,
                "filename": f"slotscope-{target['sched']}-{target['graph']}"}
     return (request, no_update) if target["graph"] == "dag" else (no_update, request)
+

@@ -16,7 +16,7 @@ from typing import Any
 from core.model import Node, Scenario
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """Outcome of a scheduling attempt (Storm's SchedulingStatus)."""
 
     OK = "ok"
@@ -118,35 +118,36 @@ class Param:
     def parse(self, value: Any) -> Any:
         """Convert a value (possibly a CLI string) and check its range."""
         try:
-            if self.kind == "floats":
-                if isinstance(value, str):
-                    items = [float(v) for v in value.split(",") if v.strip()]
-                else:
-                    items = [float(v) for v in value]
-                for v in items:
-                    self._check(v)
-                return items
-            if self.kind is bool:
-                if isinstance(value, str):
-                    low = value.strip().lower()
-                    if low not in ("true", "false", "1", "0", "yes", "no"):
-                        raise ValueError
-                    return low in ("true", "1", "yes")
-                return bool(value)
-            if self.kind is int:
-                v = float(value)
-                if v != int(v):
-                    raise ValueError
-                v = int(v)
-            elif self.kind is float:
-                v = float(value)
-            else:
-                return str(value)
+            converted = self._convert(value)
         except (TypeError, ValueError):
             kind = self.kind if isinstance(self.kind, str) else self.kind.__name__
             raise SchedulerError(f"parameter {self.name}: expected {kind}, got {value!r}") from None
-        self._check(v)
-        return v
+        if self.kind == "floats":
+            for item in converted:
+                self._check(item)
+        elif self.kind in (int, float):
+            self._check(converted)
+        return converted
+
+    def _convert(self, value: Any) -> Any:
+        if self.kind == "floats":
+            parts = value.split(",") if isinstance(value, str) else value
+            return [float(v) for v in parts if not isinstance(v, str) or v.strip()]
+        if self.kind is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(value)
+                return low in ("true", "1", "yes")
+            return bool(value)
+        if self.kind is int:
+            number = float(value)
+            if number != int(number):
+                raise ValueError(value)
+            return int(number)
+        if self.kind is float:
+            return float(value)
+        return str(value)
 
     def _check(self, v: float) -> None:
         if v != v or (self.minimum is not None and v < self.minimum) or (

@@ -116,6 +116,7 @@ class _Cluster:
         self.has_slot = np.array([n.slots > 0 for n in self.nodes])
         self.heap_mb = scenario.network.worker_heap_mb
         self.heap_used = [[0.0] * n.slots for n in self.nodes]
+        self.room = np.full(len(self.nodes), self.heap_mb)  # largest free heap of a node's workers
 
     def best_rack(self) -> int | None:
         """Storm's getBestClustering: most free memory + CPU, first rack on ties."""
@@ -152,27 +153,24 @@ class _Cluster:
         b = (req_mem - self.mem[idx]) / (self.mem[idx] + 1.0)
         d = np.sqrt(a * a + b * b + net[idx] * net[idx])
         best = d.min()
-        tied = idx[d == best]
-        n = int(tied[-1])  # the TreeMap keeps the last node put under this key
+        n = int(idx[d == best][-1])  # the TreeMap keeps the last node put under this key
+        if self.room[n] < req_mem:
+            # its workers are full: the TreeMap's next keys, each with its last node
+            order = np.lexsort((-idx, d))
+            ds, nodes = d[order], idx[order]
+            keys = np.r_[True, ds[1:] != ds[:-1]]
+            roomy = np.flatnonzero(self.room[nodes[keys]] >= req_mem)
+            if roomy.size == 0:
+                return None
+            best, n = ds[keys][roomy[0]], int(nodes[keys][roomy[0]])
         slot = self.first_slot_with_room(n, req_mem)
-        if slot is not None:
-            return n, slot, float(best), len(tied) - 1
-        # the winner's workers are full: walk the larger distances, one winner each
-        prev = best
-        for k in np.lexsort((-idx, d)):
-            if d[k] == prev:
-                continue
-            prev = d[k]
-            n = int(idx[k])
-            slot = self.first_slot_with_room(n, req_mem)
-            if slot is not None:
-                return n, slot, float(d[k]), int(np.count_nonzero(d == d[k])) - 1
-        return None
+        return n, slot, float(best), int(np.count_nonzero(d == best)) - 1
 
     def consume(self, n: int, slot: int, req_cpu: float, req_mem: float) -> None:
         self.cpu[n] -= req_cpu
         self.mem[n] -= req_mem
         self.heap_used[n][slot] += req_mem
+        self.room[n] = self.heap_mb - min(self.heap_used[n])
 
 
 def _relation(cl: _Cluster, n: int, ref: int | None, ref_exec: str | None) -> str:

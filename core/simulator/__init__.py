@@ -37,8 +37,9 @@ from core.model import ExecutorFlow, Observations, Scenario
 from core.schedulers.base import Schedule
 from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
 from core.simulator.errors import SimulationError
+from core.simulator.plan import trace_plan
 from core.simulator.rates import executor_flows
-from core.simulator.trace import TraceResult, run_trace, trace_plan
+from core.simulator.trace import TraceResult, run_trace
 
 MIN_TUPLES = 100  # spout tuples per replica: fewer leave no p99 after the warm-up
 MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent

@@ -12,11 +12,9 @@ bounds follow:
 3. a node's NIC: inter-node bits out, and in, <= its bandwidth (full duplex).
 
 R* is the smallest bound and the bottleneck names it (``executor split#2
-thread``, ``node n3 CPU``, ``node n1 NIC``); everything is then reported at
-R_eff = min(R0, R*) (backpressure). Memory does not bound R: a worker takes
-its heap (``network.worker_heap_mb``), or more when its executors declare
-more (``memory_mb``); a node over its RAM, or a worker over its heap, is
-reported in ``warnings``.
+thread``, ``node n3 CPU``, ``node n1 NIC``); everything is reported at R_eff
+= min(R0, R*) (backpressure). Memory does not bound R; over-commits are
+reported in ``warnings`` (see :func:`core.simulator.costs.memory_by_node`).
 
 The latency estimate is the critical path of mean sojourn times: per
 executor an M/G/1 (Pollaczek-Khinchine) queue with the executor's mean
@@ -92,8 +90,12 @@ class Score(NamedTuple):
 
 
 @dataclass(frozen=True, eq=False)
-class _Loads:
-    """Loads of one placement per unit of offered rate."""
+class Loads:
+    """Loads of one placement per unit of offered rate (see :meth:`Evaluator.loads`).
+
+    Multiply by a rate R in tuples/s to get cores, tuples/s or NIC
+    utilisation at R; ``max_rate`` and ``bottleneck`` are R* and its name.
+    """
 
     slot_of: np.ndarray
     node_of: np.ndarray
@@ -120,6 +122,21 @@ class Evaluator:
     scenario : Scenario
     parallelism : mapping, optional
         Executors per component (a schedule's own); default the scenario's.
+
+    Attributes
+    ----------
+    executors : tuple of str
+        Executor ids in topological order: the order of every slot array.
+    graph : TopologyGraph
+    table : StreamTable
+        Streams and executors as flat arrays (:mod:`core.simulator.rates`).
+    nodes : NodeArrays
+        The cluster as arrays; ``nodes.slots`` global slots, numbered node by
+        node from ``nodes.slot_start``.
+    visits : dict
+        Tuples each component processes per unit of offered rate.
+    service_s : ndarray, shape (components, nodes)
+        Mean compute time per tuple, seconds.
 
     Examples
     --------
@@ -157,6 +174,7 @@ class Evaluator:
         self._deser_j = deserialize_s(net, t.tuple_bytes)[t.tgt_sid]
         self._bytes_i, self._bytes_j = t.tuple_bytes[t.src_sid], t.tuple_bytes[t.tgt_sid]
         self._both_ex = np.concatenate([t.src_ex, t.tgt_ex])
+        self._count_bytes = np.stack([np.ones(n_s), t.tuple_bytes], axis=1)  # tuples, bytes
         self._static = None if t.has_local else unit_rates(t)
         self._mem = np.array(
             [self.graph.components[self.graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
@@ -168,9 +186,6 @@ class Evaluator:
             for j, nid in enumerate(nodes.ids)
             for s in range(int(nodes.slot_start[j + 1] - nodes.slot_start[j]))
         }
-
-    # ------------------------------------------------------------------
-    # placements as arrays
 
     def encode(self, placement: Mapping[str, tuple[str, int]]) -> np.ndarray:
         """Global slot index of every executor (in ``self.executors`` order).
@@ -198,10 +213,7 @@ class Evaluator:
             for e, g in zip(self.executors, np.asarray(slots).tolist(), strict=True)
         }
 
-    # ------------------------------------------------------------------
-    # evaluation
-
-    def loads(self, slots: np.ndarray) -> _Loads:
+    def loads(self, slots: np.ndarray) -> Loads:
         """Per-unit-rate loads and the bounds of one placement."""
         t, nodes = self.table, self.nodes
         n_s, n_g, n_n = self._dims
@@ -241,22 +253,22 @@ class Evaluator:
             t.src_sid, send_n * self._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc], n_s
         )
         max_rate, bottleneck = self._bounds(cpu, node_cpu, fixed, nic)
-        return _Loads(
-            slot_of,
-            node_of,
-            r,
-            service,
-            serdes,
-            cpu,
-            node_cpu,
-            fixed,
-            nic,
-            same_worker,
-            same_node,
-            total,
-            wire,
-            max_rate,
-            bottleneck,
+        return Loads(
+            slot_of=slot_of,
+            node_of=node_of,
+            rates=r,
+            service=service,
+            serdes=serdes,
+            cpu=cpu,
+            node_cpu=node_cpu,
+            fixed=fixed,
+            nic=nic,
+            same_worker=same_worker,
+            same_node=same_node,
+            total=total,
+            wire=wire,
+            max_rate=max_rate,
+            bottleneck=bottleneck,
         )
 
     def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
@@ -278,11 +290,11 @@ class Evaluator:
             return math.inf, "none"
         return (0.0 if math.isinf(load) else 1.0 / load), name
 
-    def node_utilisation(self, loads: _Loads, rate: float) -> np.ndarray:
+    def node_utilisation(self, loads: Loads, rate: float) -> np.ndarray:
         """CPU utilisation of every node at ``rate`` (may exceed 1 above R*)."""
         return (rate * loads.node_cpu + loads.fixed) / self.nodes.cores
 
-    def service_means(self, loads: _Loads, rate: float) -> np.ndarray:
+    def service_means(self, loads: Loads, rate: float) -> np.ndarray:
         """Mean compute time per tuple of every executor at ``rate``, seconds.
 
         Inflated by the node's utilisation when its CPU is oversubscribed.
@@ -292,16 +304,16 @@ class Evaluator:
             return loads.service
         return loads.service * np.maximum(1.0, util)[loads.node_of]
 
-    def latency_estimate_ms(self, loads: _Loads, rate: float) -> float:
+    def latency_estimate_ms(self, loads: Loads, rate: float) -> float:
         """Critical path of mean sojourn and transfer times at ``rate``, ms."""
         lam = rate * loads.rates.arrival
         compute = self.service_means(loads, rate)
         mean = compute + loads.serdes
         rho = np.minimum(lam * mean, RHO_CAP)
         sojourn = mean + lam * (compute * compute * self._cv2 + mean * mean) / (2.0 * (1.0 - rho))
-        comp_s = (
-            np.bincount(self.table.exec_comp, lam * sojourn, len(self._in)) * self._inv_visit / rate
-        ).tolist()
+        # arrival-weighted mean per component (weights per unit rate: also right at rate 0)
+        weighted = np.bincount(self.table.exec_comp, loads.rates.arrival * sojourn, len(self._in))
+        comp_s = (weighted * self._inv_visit).tolist()
         sw, sn, total = loads.same_worker, loads.same_node, loads.total
         sr = self._same_rack(loads) if self._racks > 1 else sn
         lat = self._class_s
@@ -323,7 +335,7 @@ class Evaluator:
             path[c] = comp_s[c] + best
         return max(path) * 1e3
 
-    def _same_rack(self, loads: _Loads) -> np.ndarray:
+    def _same_rack(self, loads: Loads) -> np.ndarray:
         """Tuples per unit R of every stream that stay inside one rack."""
         t, r, n_r = self.table, loads.rates, self._racks
         rack = self.nodes.rack[loads.node_of]
@@ -378,13 +390,12 @@ class Evaluator:
             warnings=tuple(warnings),
         )
 
-    def _traffic(self, loads: _Loads, rate: float) -> tuple[dict, dict]:
+    def _traffic(self, loads: Loads, rate: float) -> tuple[dict, dict]:
         """Tuples/s and bytes/s by locality class at ``rate``."""
         sw, sn, total = loads.same_worker, loads.same_node, loads.total
-        classes = np.stack([sw, sn - sw, total - sn])
+        classes = np.array([sw, sn - sw, total - sn])
         # differences of equal sums leave rounding dust: below 1e-12 of the stream is zero
         classes[np.abs(classes) <= 1e-12 * total] = 0.0
         names = ("intra_worker", "inter_worker", "inter_node")
-        tuples = (rate * classes.sum(1)).tolist()
-        size = (rate * (classes @ self.table.tuple_bytes)).tolist()
+        tuples, size = (rate * (classes @ self._count_bytes)).T.tolist()
         return dict(zip(names, tuples, strict=True)), dict(zip(names, size, strict=True))

@@ -160,7 +160,7 @@ def memory_by_node(
     worker = np.where(used, np.maximum(heap_mb, per_slot), 0.0)
     memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
     warnings: list[str] = []
-    if not (per_slot > heap_mb).any() and not (memory > nodes.ram_mb).any():
+    if worker.max(initial=0.0) <= heap_mb and (memory <= nodes.ram_mb).all():
         return memory, warnings
     for g in np.flatnonzero(used & (per_slot > heap_mb)):
         j = nodes.slot_node[g]

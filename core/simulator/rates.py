@@ -289,8 +289,18 @@ def executor_flows(
 ) -> list[tuple[str, str, float]]:
     """Every non-zero executor-to-executor flow at offered rate ``rate``, tuples/s.
 
-    Pairs on several streams (never: streams are unique per component pair)
-    would be listed once per stream.
+    Parameters
+    ----------
+    table : StreamTable
+    worker_of : ndarray of int or None
+        Worker label of every executor (needed for local-or-shuffle only).
+    rate : float
+        Offered rate per spout component, tuples/s.
+
+    Returns
+    -------
+    list of (str, str, float)
+        (sending executor, receiving executor, tuples/s), stream by stream.
     """
     rates = unit_rates(table, worker_of)
     names = table.executors

@@ -32,59 +32,16 @@ every rate sees the same draws (common random numbers).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.model import Network, Scenario
-from core.simulator.capacity import Evaluator
-from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
-from core.simulator.rates import StreamTable, is_ack_stream
+from core.simulator.plan import TracePlan, route_targets
 
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
-HOP_TABLE_MAX = 1 << 22  # sender x target pairs up to which a stream's hop delays are tabulated
-PERCENTILES = (50, 95, 99)
-
-
-@dataclass(frozen=True, eq=False)
-class Route:
-    """How one stream maps a uniform draw to a target executor."""
-
-    kind: str  # "uniform", "fields", "local", "all" or "global"
-    source_start: int  # global index of the source component's executor 0
-    target_start: int  # global index of the target component's executor 0
-    parallelism: int  # of the target component
-    ack: bool
-    ser_s: float  # sender CPU per tuple leaving the worker
-    deser_s: float  # receiver CPU per tuple from another worker
-    tuple_bytes: float
-    cdf: np.ndarray | None = None  # fields: cumulative share of the target executors
-    local_first: np.ndarray | None = None  # local: per worker, offset into local_flat
-    local_count: np.ndarray | None = None  # local: per worker, number of candidates
-    local_flat: np.ndarray | None = None
-    delay_table: np.ndarray | None = None  # (sender, target) -> transfer delay, s
-    cross_table: np.ndarray | None = None  # (sender, target) -> leaves the worker
-
-
-@dataclass(frozen=True, eq=False)
-class TracePlan:
-    """Everything the trace needs about one placement at one rate."""
-
-    table: StreamTable
-    rate: float
-    scenario_key: int
-    service_cv: float
-    network: Network
-    mean_s: np.ndarray  # (E,) mean compute time per tuple
-    worker: np.ndarray  # (E,) global slot index
-    node: np.ndarray  # (E,)
-    rack: np.ndarray  # (N,)
-    nic_bits_per_s: np.ndarray  # (N,)
-    routes: tuple[Route, ...]  # per stream of the table
+PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,8 +51,8 @@ class Step:
     component: int
     executor: np.ndarray  # global executor index
     root: np.ndarray  # spout tuple (tree) each belongs to
-    service_s: np.ndarray
-    arrival_s: np.ndarray | None  # spouts only
+    service_s: np.ndarray  # service time of each, seconds
+    arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
     sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
 
 
@@ -120,115 +77,10 @@ class TraceResult:
         return out
 
 
-def scenario_key(scenario: Scenario) -> int:
-    """A 64-bit digest of the scenario's content, offered rate and observations left out."""
-    data = scenario.to_json_dict()
-    data.pop("observations", None)
-    data.pop("description", None)
-    data.get("workload", {}).pop("rate", None)
-    text = json.dumps(data, sort_keys=True).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
-
-
 def component_rng(seed: int, key: int, replica: int, component: str) -> np.random.Generator:
     """The random stream of one component in one replica (common random numbers)."""
     words = [seed, key & 0xFFFFFFFF, key >> 32, replica, zlib.crc32(component.encode())]
     return np.random.default_rng(np.random.SeedSequence(words))
-
-
-def trace_plan(evaluator: Evaluator, slots: np.ndarray, rate: float) -> TracePlan:
-    """The :class:`TracePlan` of a placement (slot-index array) at ``rate``."""
-    loads = evaluator.loads(slots)
-    t, net = evaluator.table, evaluator.scenario.network
-    worker = loads.slot_of
-    routes = []
-    nodes = evaluator.nodes
-    for k, s in enumerate(t.streams):
-        d, u = int(t.dst_comp[k]), int(t.src_comp[k])
-        p, start = int(t.comp_start[d + 1] - t.comp_start[d]), int(t.comp_start[d])
-        senders = np.arange(t.comp_start[u], t.comp_start[u + 1])
-        common = dict(
-            source_start=int(senders[0]),
-            target_start=start,
-            parallelism=p,
-            ack=is_ack_stream(s),
-            ser_s=float(serialize_s(net, t.tuple_bytes[k])),
-            deser_s=float(deserialize_s(net, t.tuple_bytes[k])),
-            tuple_bytes=float(t.tuple_bytes[k]),
-        )
-        if len(senders) * p <= HOP_TABLE_MAX:
-            sender = np.repeat(senders, p)
-            target = np.tile(np.arange(start, start + p), len(senders))
-            delay, cross = hop_costs(
-                net,
-                worker,
-                loads.node_of,
-                nodes.rack,
-                nodes.nic_bits_per_s,
-                sender,
-                target,
-                t.tuple_bytes[k],
-            )
-            common.update(delay_table=delay, cross_table=cross)
-        if s.grouping == "fields" and not is_ack_stream(s):
-            # a key drawn by popularity, then hashed, is an executor drawn by its key mass
-            cdf = np.cumsum(t.weights[k])
-            routes.append(Route("fields", cdf=cdf / cdf[-1], **common))
-        elif s.grouping == "local-or-shuffle":
-            routes.append(
-                Route(
-                    "local",
-                    **common,
-                    **_local_table(worker[start : start + p], evaluator.nodes.slots),
-                )
-            )
-        elif s.grouping in ("all", "global"):
-            routes.append(Route(s.grouping, **common))
-        else:
-            routes.append(Route("uniform", **common))
-    return TracePlan(
-        table=t,
-        rate=float(rate),
-        scenario_key=scenario_key(evaluator.scenario),
-        service_cv=evaluator.scenario.workload.service_cv,
-        network=net,
-        mean_s=evaluator.service_means(loads, rate),
-        worker=worker,
-        node=loads.node_of,
-        rack=evaluator.nodes.rack,
-        nic_bits_per_s=evaluator.nodes.nic_bits_per_s,
-        routes=tuple(routes),
-    )
-
-
-def _local_table(target_worker: np.ndarray, workers: int) -> dict[str, np.ndarray]:
-    """Candidates per sender worker: its own targets, else all of them."""
-    p = len(target_worker)
-    order = np.argsort(target_worker, kind="stable")
-    count = np.bincount(target_worker, minlength=workers)
-    first = np.cumsum(count) - count
-    first = np.where(count > 0, first, p)
-    return {
-        "local_first": first,
-        "local_count": np.where(count > 0, count, p),
-        "local_flat": np.concatenate([order, np.arange(p)]),
-    }
-
-
-def hop_costs(
-    net: Network,
-    worker: np.ndarray,
-    node: np.ndarray,
-    rack: np.ndarray,
-    nic_bits_per_s: np.ndarray,
-    sender: np.ndarray,
-    target: np.ndarray,
-    tuple_bytes: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Transfer delay (s) of each hop sender -> target, and whether it leaves the worker."""
-    cls = locality_class(worker[sender], worker[target], node[sender], node[target], rack)
-    delay = transfer_delay_s(net, cls, tuple_bytes, nic_bits_per_s[node[sender]])
-    return delay, cls > 0
 
 
 def unit_service(rng: np.random.Generator, n: int, cv: float) -> np.ndarray:
@@ -241,26 +93,15 @@ def unit_service(rng: np.random.Generator, n: int, cv: float) -> np.ndarray:
     return rng.gamma(shape, 1.0 / shape, n)
 
 
-def _spout_tuples(plan: TracePlan, c: int, rng: np.random.Generator, n: int):
+def _spout_tuples(
+    plan: TracePlan, c: int, rng: np.random.Generator, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Arrival times (Poisson at the plan's rate) and executors of a spout's tuples."""
     t = plan.table
     p = int(t.comp_start[c + 1] - t.comp_start[c])
     arrival = np.cumsum(rng.standard_exponential(n)) / plan.rate
     executor = t.comp_start[c] + np.minimum((rng.random(n) * p).astype(np.int64), p - 1)
     return arrival, executor
-
-
-def _targets(route: Route, u: np.ndarray, sender_worker: np.ndarray) -> np.ndarray:
-    """Target executor (index in its component) of each child, from uniforms u."""
-    p = route.parallelism
-    if route.kind == "fields":
-        return np.searchsorted(route.cdf, u, side="right")
-    pick = np.minimum
-    if route.kind == "local":
-        count = route.local_count[sender_worker]
-        offset = pick((u * count).astype(np.int64), count - 1)
-        return route.local_flat[route.local_first[sender_worker] + offset]
-    return pick((u * p).astype(np.int64), p - 1)
 
 
 def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.ndarray):
@@ -291,23 +132,14 @@ def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.nd
         elif route.kind == "global":
             local = np.zeros(len(parent), dtype=np.int64)
         else:
-            local = _targets(route, rng.random(len(parent)), plan.worker[executor[parent]])
+            local = route_targets(route, rng.random(len(parent)), plan.worker[executor[parent]])
         target = route.target_start + local
         sender = executor[parent]
         if route.delay_table is not None:
             cell = (sender - route.source_start) * route.parallelism + local
             delay, cross = route.delay_table[cell], route.cross_table[cell]
         else:
-            delay, cross = hop_costs(
-                plan.network,
-                plan.worker,
-                plan.node,
-                plan.rack,
-                plan.nic_bits_per_s,
-                sender,
-                target,
-                route.tuple_bytes,
-            )
+            delay, cross = plan.hop_costs(sender, target, route.tuple_bytes)
         ser += np.bincount(parent, cross * route.ser_s, n)
         batches.append((k, parent, target, delay, np.where(cross, route.deser_s, 0.0)))
     return batches, ser

@@ -231,3 +231,39 @@ def test_placement_is_deterministic_and_within_the_cluster():
         "bolt-2": 2,
         "bolt-3": 2,
     }
+
+
+def test_a_node_with_full_workers_passes_the_turn_to_the_next_distance():
+    # Two identical nodes, one slot each; 128 MB executors, 768 MB heap: six fit a worker.
+    # All seven executors are nearest to n2 (the later of the tie, then the reference node);
+    # the seventh finds n2's only worker full and goes to the next distance: n1.
+    sc = scenario(
+        [{"id": "spout", "parallelism": 7}],
+        [],
+        [{"id": f"n{i}", "cores": 4, "ghz": 2.0, "slots": 1} for i in (1, 2)],
+    )
+    out = run_scheduler(sc, "rstorm")
+    placement = out.placement()
+    assert [placement[f"spout#{i}"] for i in range(6)] == [("n2", 0)] * 6
+    assert placement["spout#6"] == ("n1", 0)
+
+
+def test_an_equal_distance_node_is_shadowed_as_in_storms_treemap():
+    # n1 and n2 have equal distance; n2 (later) overwrote n1 under that key, and n2's
+    # worker is full, so Storm moves on to the next key (n4), never back to n1.
+    from core.schedulers.rstorm import _Cluster
+
+    nodes = [
+        {"id": "n1", "cores": 2, "ghz": 2.0, "ram_gb": 4, "slots": 1},
+        {"id": "n2", "cores": 2, "ghz": 2.0, "ram_gb": 4, "slots": 1},
+        {"id": "n3", "cores": 1, "ghz": 2.0, "ram_gb": 1, "slots": 1},
+        {"id": "n4", "cores": 8, "ghz": 2.0, "ram_gb": 64, "slots": 1},
+    ]
+    cl = _Cluster(scenario([{"id": "s", "parallelism": 1}], [], nodes))
+    cl.cpu[2] = 0.0  # the reference node n3 has no CPU left
+    cl.heap_used[1] = [768.0]  # n2's only worker is full
+    cl.room[1] = 0.0
+    node, slot, distance, ties = cl.pick(10.0, 128.0, ref=2)
+    assert (cl.nodes[node].id, slot, ties) == ("n4", 0, 0)
+    # d(n4) = sqrt((-790/801)^2 + (-65408/65537)^2 + 0.5^2) = 1.49
+    assert round(distance, 2) == 1.49

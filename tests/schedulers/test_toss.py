@@ -130,8 +130,7 @@ def test_expected_rates_follow_groupings_and_selectivity(build):
     [
         ([0.5, 0.4], "parameter alphas: the fractions sum to 0.9, not 1"),
         ([0.0, 1.0], "parameter alphas: 0.0 is outside (0, 1]"),
-        # base.Param.parse reports a list item out of range as "expected floats"
-        ([1.5, -0.5], "parameter alphas: "),
+        ([1.5, -0.5], "parameter alphas: 1.5 is outside [0, 1]"),
     ],
 )
 def test_toss_rejects_bad_alphas_naming_the_parameter(build, alphas, message):

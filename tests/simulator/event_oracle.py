@@ -14,7 +14,8 @@ import heapq
 
 import numpy as np
 
-from core.simulator.trace import TracePlan, walk
+from core.simulator.plan import TracePlan
+from core.simulator.trace import walk
 
 ARRIVAL, DEPARTURE = 0, 1  # at equal times arrivals are handled first
 

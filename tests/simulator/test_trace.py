@@ -7,7 +7,8 @@ from sim_builders import make, manual
 
 from core.schedulers import run_scheduler
 from core.simulator import Evaluator, analyze, simulate
-from core.simulator.trace import fifo_departures, run_trace, trace_plan, walk
+from core.simulator.plan import trace_plan
+from core.simulator.trace import fifo_departures, run_trace, walk
 
 CHAIN = [
     {"id": "a", "parallelism": 1, "cpu_us": 10.0},
@@ -91,7 +92,7 @@ def test_trace_agrees_with_the_event_oracle(case, wordcount_acked):
 def test_tabulated_and_computed_hop_costs_agree(monkeypatch):
     sc, sched = _every_grouping()
     tabulated = run_trace(_plan(sc, sched, load=0.5), 300)
-    monkeypatch.setattr("core.simulator.trace.HOP_TABLE_MAX", 0)
+    monkeypatch.setattr("core.simulator.plan.HOP_TABLE_MAX", 0)
     computed = run_trace(_plan(sc, sched, load=0.5), 300)
     np.testing.assert_array_equal(tabulated.latency_s, computed.latency_s)
 

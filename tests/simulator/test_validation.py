@@ -140,3 +140,26 @@ def test_observations_carry_flows_cpu_load_in_hz_and_node_utilisation(wordcount_
         assert hz == pytest.approx(a.executor_cpu[e] * ghz[node_of[e]] * 1e9)
     assert obs.node_cpu_util == a.cpu_util
     assert set(obs.executor_load_hz) == set(sched.placement())
+
+
+def test_a_placement_without_cost_has_no_bound_and_says_so():
+    free = [
+        {"id": "s", "parallelism": 1, "cpu_us": 0.0},
+        {"id": "b", "parallelism": 1, "cpu_us": 0.0, "selectivity": 0.0},
+    ]
+    sc = make(free, [("s", "b")])
+    row = simulate(sc, manual(sc, {"s#0": ("n1", 0), "b#0": ("n1", 0)}), 500.0, tuples=200)
+    assert row["max_rate"] is None and row["bottleneck"] == "none" and not row["saturated"]
+    assert row["throughput"] == 1000.0
+    assert row["latency_ms"]["max"] == pytest.approx(1e-3)  # the 1 us in-worker hand-off
+
+
+def test_fixed_overheads_that_fill_a_node_leave_no_rate():
+    profiling = {"per_type": {"b": {"t": {"e_ms": 0.01, "met_pct": 100.0}}}}
+    comps = [{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 1, "selectivity": 0.0}]
+    sc = make(comps, [("s", "b")], [{"id": "n1", "type": "t"}], profiling=profiling)
+    row = simulate(sc, manual(sc, {"s#0": ("n1", 0), "b#0": ("n1", 0)}), 500.0, tuples=200)
+    assert row["max_rate"] == 0.0 and row["saturated"] and row["bottleneck"] == "node n1 CPU"
+    assert row["throughput"] == 0.0
+    assert set(row["latency_ms"].values()) == {None}
+    json.dumps(row, allow_nan=False)

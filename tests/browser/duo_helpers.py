@@ -1,0 +1,64 @@
+"""Helpers of the browser tests: waiting, reading cytoscape graphs, editing AG Grid cells."""
+
+from __future__ import annotations
+
+import time
+
+def wait_until(condition, timeout: float = 15.0, interval: float = 0.1, message: str = ""):
+    """Poll ``condition`` until it is truthy; return its value or fail the test."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = condition()
+        except Exception as err:  # the page may be re-rendering
+            last = err
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(interval)
+    raise AssertionError(message or f"condition not met within {timeout} s (last: {last!r})")
+
+
+def _cy(scheduler: str, kind: str) -> str:
+    key = '{"sched":"%s","type":"%s"}' % (scheduler, kind)
+    return f"document.getElementById({key!r})._cyreg.cy"
+
+
+def executor_count(duo, scheduler: str) -> int:
+    """Executor dots in a scheduler's placement map (read from cytoscape itself)."""
+    return duo.driver.execute_script(f"return {_cy(scheduler, 'placement-map')}.nodes('.executor').length")
+
+
+def executor_slots(duo, scheduler: str) -> dict[str, str]:
+    """Executor -> slot element id, from a scheduler's placement map."""
+    return duo.driver.execute_script(
+        f"var o = {{}}; {_cy(scheduler, 'placement-map')}.nodes('.executor')"
+        ".forEach(function (n) { o[n.data('label')] = n.data('parent'); }); return o;"
+    )
+
+
+def dag_labels(duo, scheduler: str) -> list[str]:
+    return duo.driver.execute_script(
+        f"return {_cy(scheduler, 'dag')}.nodes().map(function (n) {{ return n.data('label'); }})"
+    )
+
+
+def edit_cell(duo, grid_id: str, row: int, column: str, value) -> None:
+    """Type a value into an AG Grid cell (single-click editing) and commit it with Enter."""
+    from selenium.webdriver.common.keys import Keys
+
+    selector = f'#{grid_id} .ag-center-cols-container .ag-row[row-index="{row}"] [col-id="{column}"]'
+    if column == "id":
+        selector = f'#{grid_id} .ag-pinned-left-cols-container .ag-row[row-index="{row}"] [col-id="id"]'
+    cell = duo.wait_for_element(selector)
+    cell.click()
+    editor = wait_until(lambda: cell.find_element("css selector", "input"))
+    editor.send_keys(Keys.CONTROL, "a")
+    editor.send_keys(str(value))
+    editor.send_keys(Keys.ENTER)
+
+
+def cell_element(duo, grid_id: str, row: int, column: str):
+    return duo.find_element(
+        f'#{grid_id} .ag-center-cols-container .ag-row[row-index="{row}"] [col-id="{column}"]'
+    )

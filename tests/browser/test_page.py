@@ -1,0 +1,86 @@
+"""The page in a browser: panels, edits, invalid edits, uploads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from duo_helpers import (
+    cell_element,
+    dag_labels,
+    edit_cell,
+    executor_count,
+    executor_slots,
+    wait_until,
+)
+
+from core.presets import preset
+from dashboard import ids
+from dashboard.registry import default_selection
+
+pytestmark = pytest.mark.browser
+
+
+def _panel_schedulers(duo) -> list[str]:
+    return [p.get_attribute("data-scheduler") for p in duo.find_elements(".panel")]
+
+
+def test_every_scheduler_gets_a_dag_and_a_placement_headless(page):
+    assert "HeadlessChrome" in page.driver.execute_script("return navigator.userAgent")
+    selected = default_selection()
+    assert _panel_schedulers(page) == selected
+    executors = 28  # WordCount: 5 + 8 + 12 + 3 ackers
+    for s in selected:
+        wait_until(lambda s=s: len(dag_labels(page, s)) == 4)  # spout, split, count, __acker
+        if s != "hetero":  # hetero chooses its own parallelism
+            wait_until(lambda s=s: executor_count(page, s) == executors, message=s)
+    assert "preset=wordcount" in page.driver.current_url
+    assert page.get_logs() == []
+
+
+def test_editing_cores_and_parallelism_changes_the_placements(page):
+    before = executor_slots(page, "top-storm")
+    # The weakest node (i5-m460, row 4) becomes the strongest: TOP-Storm moves there.
+    edit_cell(page, ids.NODES_GRID, 4, "cores", 64)
+    wait_until(lambda: executor_slots(page, "top-storm") != before)
+    assert any("i5-m460" in slot for slot in executor_slots(page, "top-storm").values())
+    wait_until(lambda: cell_element(page, ids.NODES_GRID, 4, "processing_speed").text == "647.7")
+
+    edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 16)  # split: 8 -> 16
+    wait_until(lambda: executor_count(page, "even") == 36)
+    assert "split\n×16" in dag_labels(page, "even")
+
+
+def test_an_invalid_edit_is_marked_and_the_last_placement_stays(page):
+    before = executor_slots(page, "even")
+    edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 0)
+    message = wait_until(lambda: page.find_element(f"#{ids.EDIT_MESSAGE}").text)
+    assert "topology.components[1].parallelism" in message
+    assert "greater than or equal to 1" in message
+    wait_until(lambda: "cell-invalid" in cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism")
+               .get_attribute("class"))
+    assert executor_slots(page, "even") == before
+
+    edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 4)  # a valid value clears the mark
+    wait_until(lambda: executor_count(page, "even") == 24)
+    wait_until(lambda: page.find_element(f"#{ids.EDIT_MESSAGE}").text == "")
+    assert "cell-invalid" not in cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism") \
+        .get_attribute("class")
+
+
+def test_a_bad_upload_is_refused_with_a_message(page, tmp_path):
+    upload = page.find_element(f"#{ids.UPLOAD} input[type=file]")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"topology": ')
+    upload.send_keys(str(broken))
+    message = wait_until(lambda: page.find_element(f"#{ids.BAR_MESSAGE}").text)
+    assert "Upload refused" in message and "broken.json: not valid JSON" in message
+
+    cyclic = preset("lf-linear").to_json_dict()
+    cyclic["topology"]["streams"].append({"from": "c8", "to": "c1"})
+    bad = tmp_path / "cyclic.json"
+    bad.write_text(json.dumps(cyclic))
+    upload.send_keys(str(bad))
+    wait_until(lambda: "the topology has a cycle" in page.find_element(f"#{ids.BAR_MESSAGE}").text)
+    assert page.find_element(f"#{ids.SCENARIO_TITLE}").text == "wordcount"
+    assert executor_count(page, "even") == 28

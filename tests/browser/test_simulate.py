@@ -1,0 +1,82 @@
+"""Simulate in a browser: charts fill, progress reaches the end, Cancel stops a long job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from duo_helpers import wait_until
+
+from dashboard import ids
+from dashboard.registry import default_selection
+from dashboard.simulate import SWEEP_FACTORS
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+
+
+def _traces(duo, chart_id: str) -> int:
+    return duo.driver.execute_script(
+        f"var g = document.querySelector('#{chart_id} .js-plotly-plot');"
+        "return g && g.data ? g.data.length : 0;"
+    )
+
+
+def _simulate(duo, timeout: float = 60):
+    duo.find_element(f"#{ids.SIMULATE}").click()
+    return wait_until(lambda: _traces(duo, ids.CHART_THROUGHPUT) > 0, timeout=timeout,
+                      message="the charts did not fill")
+
+
+def _set_number(duo, element_id: str, value: int) -> None:
+    box = duo.find_element(f"#{element_id}")
+    duo.clear_input(box)
+    box.send_keys(str(value))
+
+
+def test_simulate_fills_every_chart_and_the_progress_bar(warm_spark, page):
+    _simulate(page)
+    schedulers = default_selection()
+    tasks = len(schedulers) * len(SWEEP_FACTORS)
+    label = wait_until(lambda: page.find_element(f"#{ids.PROGRESS_LABEL}").text)
+    assert label.startswith(f"{tasks} / {tasks} tasks")
+    assert page.find_element(f"#{ids.PROGRESS_BAR}").get_attribute("style") == "width: 100%;"
+    assert _traces(page, ids.CHART_THROUGHPUT) == len(schedulers)
+    assert _traces(page, ids.CHART_SWEEP) == 2 * len(schedulers)
+    for chart in ids.CHARTS:
+        assert _traces(page, chart) > 0, chart
+    rows = page.find_elements(f"#{ids.DIFF_TABLE} tbody tr")
+    assert [r.find_element("css selector", "td").text for r in rows] == schedulers
+    assert "Spark tasks on local[2]" in page.find_element(f"#{ids.ENGINE_INFO}").text
+
+    _simulate(page, timeout=5)  # the same run again comes from the cache
+    wait_until(lambda: "from the cache" in page.find_element(f"#{ids.PROGRESS_LABEL}").text,
+               timeout=5)
+
+
+def test_screenshot_of_wordcount_with_results(warm_spark, page):
+    _simulate(page)
+    page.driver.set_window_size(1600, 2300)
+    page.driver.execute_script("document.querySelector('.editors').open = false;")
+    wait_until(lambda: _traces(page, ids.CHART_MEMORY) > 0)
+    page.driver.execute_script("window.scrollTo(0, 0)")
+    page.driver.execute_script("window.dispatchEvent(new Event('resize'))")
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    wait_until(lambda: page.driver.save_screenshot(str(SCREENSHOT)))
+    assert SCREENSHOT.stat().st_size > 100_000
+
+
+def test_cancel_stops_a_long_job_and_the_page_stays_usable(warm_spark, page):
+    _set_number(page, ids.REPLICAS, 16)
+    _set_number(page, ids.TUPLES, 2_000_000)
+    page.find_element(f"#{ids.SIMULATE}").click()
+    wait_until(lambda: " tasks · " in page.find_element(f"#{ids.PROGRESS_LABEL}").text
+               or "Starting" in page.find_element(f"#{ids.PROGRESS_LABEL}").text)
+    wait_until(lambda: page.find_element(f"#{ids.CANCEL}").is_enabled())
+    page.find_element(f"#{ids.CANCEL}").click()
+    wait_until(lambda: "Simulation cancelled" in page.find_element(f"#{ids.SIM_MESSAGE}").text,
+               timeout=30)
+    assert page.find_element(f"#{ids.SIMULATE}").is_enabled()
+    assert page.find_element(f"#{ids.CANCEL}").get_attribute("disabled") is not None
+    assert len(page.find_elements(".panel")) == len(default_selection())

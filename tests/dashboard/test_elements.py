@@ -1,0 +1,132 @@
+"""Cytoscape element builders: scenarios and placements in, elements checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.presets import preset
+from core.schedulers import run_scheduler
+from core.topology import build_graph
+from dashboard.colors import component_colors
+from dashboard.elements import (
+    MAX_SLOT_LINKS,
+    best_columns,
+    count_by_class,
+    dag_elements,
+    placement_elements,
+    slot_links,
+    traffic_elements,
+)
+
+
+def _by_class(elements, cls):
+    return [e for e in elements if cls in e.get("classes", "").split()]
+
+
+@pytest.fixture
+def pair(build):
+    """a x2 -> b x2 on n1 (2 slots) and n2 (2 slots)."""
+    return build([("a", 2), ("b", 2)], [("a", "b")], nodes=[("n1", 2), ("n2", 2)], workers=4)
+
+
+def _map(scenario, placement):
+    graph = build_graph(scenario)
+    return placement_elements(scenario, graph, placement, component_colors(list(graph.order)))
+
+
+def test_one_dot_per_executor_in_its_slot_and_component_colour():
+    sc = preset("wordcount")
+    schedule = run_scheduler(sc, "even")
+    graph = build_graph(sc)
+    colors = component_colors(list(graph.order))
+    elements = placement_elements(sc, graph, schedule.placement(), colors)
+    dots = _by_class(elements, "executor")
+    assert len(dots) == graph.executor_count == 28
+    for dot in dots:
+        node, slot = schedule.placement()[dot["data"]["label"]]
+        assert dot["data"]["parent"] == f"slot:{node}:{slot}"
+        assert dot["data"]["color"] == colors[dot["data"]["component"]]
+        assert set(dot["position"]) == {"x", "y"}
+
+
+def test_every_slot_of_the_cluster_is_drawn_idle_ones_marked():
+    sc = preset("wordcount")  # 5 nodes x 4 slots, W = 5
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    slots = _by_class(elements, "slot")
+    assert len(slots) == 20
+    assert len(_by_class(elements, "idle")) == 15
+    assert all(s["data"]["executors"] == 0 for s in _by_class(elements, "idle"))
+    assert len(_by_class(elements, "machine")) == 5
+    assert "power" in _by_class(elements, "machine")[0]["data"]["label"]
+
+
+def test_nodes_without_executors_are_marked_unused(pair):
+    elements = _map(pair, {"a#0": ("n1", 0), "a#1": ("n1", 0), "b#0": ("n1", 1), "b#1": ("n1", 1)})
+    assert [m["data"]["node"] for m in _by_class(elements, "unused")] == ["n2"]
+
+
+def test_inter_node_edges_are_flagged_and_weighted_by_links(pair):
+    placement = {"a#0": ("n1", 0), "a#1": ("n1", 0), "b#0": ("n2", 0), "b#1": ("n1", 1)}
+    edges = {(e["data"]["source"], e["data"]["target"]): e for e in _map(pair, placement)
+             if "traffic" in e["classes"]}
+    assert set(edges) == {("slot:n1:0", "slot:n2:0"), ("slot:n1:0", "slot:n1:1")}
+    assert "inter-node" in edges[("slot:n1:0", "slot:n2:0")]["classes"]
+    assert "inter-worker" in edges[("slot:n1:0", "slot:n1:1")]["classes"]
+    assert edges[("slot:n1:0", "slot:n2:0")]["data"]["links"] == 2  # a#0, a#1 -> b#0
+
+
+def test_intra_worker_links_are_counted_but_not_drawn(pair):
+    graph = build_graph(pair)
+    placement = {e: ("n1", 0) for e in ("a#0", "a#1", "b#0", "b#1")}
+    assert slot_links(graph, placement) == {(("n1", 0), ("n1", 0)): 4}
+    assert traffic_elements(graph, placement) == []
+
+
+def test_local_or_shuffle_stays_in_a_worker_that_holds_a_target(build):
+    sc = build([("a", 2), ("b", 2)], [("a", "b", "local-or-shuffle")], nodes=[("n1", 2)], workers=2)
+    graph = build_graph(sc)
+    placement = {"a#0": ("n1", 0), "b#0": ("n1", 0), "a#1": ("n1", 1), "b#1": ("n1", 0)}
+    links = slot_links(graph, placement)
+    assert links[(("n1", 0), ("n1", 0))] == 2  # a#0 feeds only its worker's two b's
+    assert links[(("n1", 1), ("n1", 0))] == 2  # a#1 has no b in its worker: shuffles to all
+
+
+def test_global_grouping_feeds_executor_zero_only(build):
+    sc = build([("a", 2), ("b", 3)], [("a", "b", "global")], nodes=[("n1", 1), ("n2", 1)])
+    placement = {"a#0": ("n1", 0), "a#1": ("n1", 0), "b#0": ("n2", 0), "b#1": ("n1", 0),
+                 "b#2": ("n1", 0)}
+    assert slot_links(build_graph(sc), placement) == {(("n1", 0), ("n2", 0)): 2}
+
+
+def test_many_slot_pairs_are_drawn_between_nodes():
+    sc = preset("lf-diamond-x10")  # 400 executors spread over 80 slots by even
+    graph = build_graph(sc)
+    edges = traffic_elements(graph, run_scheduler(sc, "even").placement())
+    assert 0 < len(edges) <= 8 * 7 < MAX_SLOT_LINKS
+    assert all("by-node" in e["classes"] and e["data"]["source"].startswith("node:") for e in edges)
+
+
+def test_dag_labels_components_with_parallelism_and_streams_with_grouping():
+    sc = preset("wordcount")
+    graph = build_graph(sc)
+    elements = dag_elements(graph, component_colors(list(graph.order)))
+    labels = {e["data"]["id"]: e["data"]["label"] for e in elements}
+    assert labels["c:split"] == "split\n×8"
+    assert labels["c:__acker"] == "__acker\n×3"
+    assert labels["s:split->count"] == "fields"
+    assert labels["s:split->__acker"] == ""  # acker streams stay unlabelled
+    assert count_by_class(elements, "component") == 4
+    assert count_by_class(elements, "stream") == 5
+
+
+def test_dag_shows_a_schedulers_own_parallelism():
+    sc = preset("wordcount")
+    graph = build_graph(sc, {"split": 3})
+    elements = dag_elements(graph, component_colors(list(graph.order)), {**graph.parallelism})
+    assert any(e["data"].get("label") == "split\n×3" for e in elements)
+
+
+def test_grid_columns_fill_a_wide_viewport():
+    assert best_columns(5, 100, 100, aspect=2.0) == 3
+    assert best_columns(1, 100, 100) == 1
+    assert best_columns(8, 400, 50, aspect=1.0) == 1

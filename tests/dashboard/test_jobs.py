@@ -1,0 +1,108 @@
+"""The job pool: progress, results, the cache, failures and cancellation (no Spark needed)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from core import spark
+from dashboard.jobs import CANCELLED, DONE, FAILED, JobPool, settings_key
+
+DOC = {"engine": {"tasks": 2, "master": "local[2]", "wall_s": 0.1}, "results": [{"scheduler": "even"}]}
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not met within {timeout} s"
+        time.sleep(0.01)
+
+
+class DictCache:
+    """The two methods of flask-caching the pool uses."""
+
+    def __init__(self):
+        self.data = {}
+
+    def get(self, key):
+        return self.data.get(key)
+
+    def set(self, key, value):
+        self.data[key] = value
+
+
+@pytest.fixture
+def pool():
+    """A pool of two threads over an in-memory cache."""
+    return JobPool(DictCache(), max_workers=2)
+
+
+def test_a_job_reports_progress_then_its_result_and_fills_the_cache(pool):
+    release = threading.Event()
+
+    def work(group, progress):
+        progress(1, 2)
+        release.wait(5)
+        progress(2, 2)
+        return DOC
+
+    job = pool.submit("k1", work)
+    wait_for(lambda: pool.status(job)["done"] == 1)
+    assert pool.status(job)["state"] == "running" and pool.status(job)["total"] == 2
+    release.set()
+    wait_for(lambda: pool.status(job)["state"] == DONE)
+    assert pool.result(job) == DOC
+    again = pool.submit("k1", lambda g, p: pytest.fail("a cached run must not run again"))
+    assert pool.status(again)["state"] == DONE and pool.status(again)["cached"]
+    assert pool.status(again)["total"] == 2
+
+
+@pytest.mark.parametrize(
+    ("error", "state", "says"),
+    [
+        (spark.JobCancelled("x"), CANCELLED, "Simulation cancelled."),
+        (spark.SparkUnavailable("Java 17+ is needed"), FAILED, "Java 17+ is needed"),
+        (ZeroDivisionError("boom"), FAILED, "Simulation failed: ZeroDivisionError: boom"),
+    ],
+)
+def test_a_failed_job_says_why_and_caches_nothing(pool, error, state, says):
+    def work(group, progress):
+        raise error
+
+    job = pool.submit("k2", work)
+    wait_for(lambda: pool.status(job)["state"] == state)
+    assert pool.status(job)["message"] == says
+    assert pool.result(job) is None
+    assert pool._cache.data == {}
+
+
+def test_cancel_cancels_the_spark_job_group(pool, monkeypatch):
+    cancelled = threading.Event()
+    groups = []
+
+    def fake_cancel(group):
+        groups.append(group)
+        cancelled.set()
+
+    monkeypatch.setattr(spark, "cancel", fake_cancel)
+
+    def work(group, progress):
+        cancelled.wait(5)
+        raise spark.JobCancelled(group)
+
+    job = pool.submit("k3", work)
+    wait_for(lambda: pool.status(job)["state"] == "running")
+    assert pool.cancel(job)
+    wait_for(lambda: pool.status(job)["state"] == CANCELLED)
+    assert groups == [job]
+    assert not pool.cancel(job)  # finished jobs cannot be cancelled
+
+
+def test_the_cache_key_changes_with_any_setting():
+    scenario = {"name": "s"}
+    base = {"rates": [1.0], "replicas": 1}
+    assert settings_key(scenario, base) == settings_key(scenario, dict(base))
+    assert settings_key(scenario, base) != settings_key(scenario, {**base, "replicas": 2})
+    assert settings_key(scenario, base) != settings_key({"name": "t"}, base)
