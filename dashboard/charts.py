@@ -32,10 +32,20 @@ WIDE_CHARTS = (ids.CHART_SWEEP,)
 WAITING = "Press ▶ Simulate to run the comparison on Spark"
 
 
-def _graph(chart_id: str) -> html.Div:
+def _graph(chart_id: str, figure: Any) -> html.Div:
     wide = " chart-wide" if chart_id in WIDE_CHARTS else ""
-    return html.Div(dcc.Graph(id=chart_id, figure=empty_figure(WAITING), config=GRAPH_CONFIG),
+    return html.Div(dcc.Graph(id=chart_id, figure=figure, config=GRAPH_CONFIG),
                     className=f"chart card{wide}")
+
+
+def waiting() -> html.Div:
+    """What the charts area shows before the first simulation (no plotly on first paint)."""
+    return html.Div(className="card empty-charts", children=[
+        html.Div("▶", className="empty-icon"),
+        html.Div([html.Strong("No simulation yet. "), WAITING + ": throughput, latency "
+                  "percentiles, an offered-rate sweep, CPU, traffic, resources and memory "
+                  "per scheduler appear here."]),
+    ])
 
 
 def layout() -> html.Section:
@@ -49,7 +59,7 @@ def layout() -> html.Section:
                 dcc.Download(id=ids.DOWNLOAD_RESULTS),
             ]),
         ]),
-        html.Div([_graph(c) for c in ids.CHARTS], className="charts"),
+        html.Div(waiting(), id=ids.CHARTS_AREA, className="charts"),
         html.Div(id=ids.DIFF_TABLE, className="card diff-card",
                  children=html.P("The difference table appears after a simulation.", className="muted")),
     ])
@@ -86,7 +96,7 @@ def difference_table(rows: Sequence[Mapping[str, Any]], rate: float,
 
 
 @callback(
-    *[Output(c, "figure") for c in ids.CHARTS],
+    Output(ids.CHARTS_AREA, "children"),
     Output(ids.DIFF_TABLE, "children"),
     Output(ids.ENGINE_INFO, "children"),
     Input(ids.RESULTS_STORE, "data"),
@@ -100,7 +110,7 @@ def show_results(results):
     failed = [r for r in rows if r.get("status", "ok") != "ok"]
     if not ok_rows(rows):
         empty = empty_figure("No scheduler produced a placement to simulate")
-        return [empty] * len(ids.CHARTS) + [html.P("No results.", className="muted"), ""]
+        return [_graph(c, empty) for c in ids.CHARTS], html.P("No results.", className="muted"), ""
     figures = [
         throughput_figure(rows, rate, colors),
         latency_figure(rows, rate, colors),
@@ -117,7 +127,7 @@ def show_results(results):
     engine = results.get("engine", {})
     info = (f"{engine.get('tasks', len(rows))} Spark tasks on {engine.get('master', '?')} "
             f"in {engine.get('wall_s', 0):.1f} s")
-    return [*figures, table, info]
+    return [_graph(c, f) for c, f in zip(ids.CHARTS, figures, strict=True)], table, info
 
 
 @callback(

@@ -60,6 +60,7 @@ JOB_STORE = "job"
 RESULTS_STORE = "results"
 
 # charts and results
+CHARTS_AREA = "charts"
 CHART_THROUGHPUT = "chart-throughput"
 CHART_LATENCY = "chart-latency"
 CHART_SWEEP = "chart-sweep"

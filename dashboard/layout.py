@@ -1,8 +1,8 @@
 """The page: top bar, scenario bar, editors, placement panels, charts, glossary.
 
-``serve`` builds the page for the default preset on every page load; each
-panel then fills itself in one callback round trip (in parallel). A URL
-naming another preset or selection is applied by the scenario bar.
+``serve`` builds the whole page for the default preset on every page load,
+panels filled in, so the first paint needs no callback; a URL naming
+another preset or selection is applied by the scenario bar.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def serve() -> html.Div:
             html.P(scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"),
             scenario_bar.layout(name, selected, params, rate),
             editors.layout(scenario_rows(scenario), scenario),
-            panels.layout(selected),
+            panels.layout(data, selected, params, rate),
             charts.layout(),
             glossary(),
         ]),

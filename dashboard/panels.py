@@ -1,16 +1,16 @@
 """One panel per selected scheduler: topology DAG, placement map, headline figures.
 
-A panel's frame (title, export menu, the two graphs) is drawn when the
-selection changes; its content refreshes in process, through the memoised
-:func:`dashboard.compute.evaluate` (no Spark), whenever the scenario in
-force, the parameters or the offered rate change. Each panel refreshes in a
-callback of its own, so a slow scheduler never holds the others back. All
-panels share one geometry and one colour scheme.
+Panels are drawn, filled, with the page and when the selection changes;
+after that each panel refreshes in a callback of its own whenever the
+scenario in force, the parameters or the offered rate change, so a slow
+scheduler never holds the others back. Content comes from the memoised
+:func:`dashboard.compute.evaluate` (in process, no Spark). All panels share
+one geometry and one colour scheme.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -100,9 +100,11 @@ def panel_content(scenario_text: str, scheduler: str, params_text: str, rate: fl
                         placement, _decisions(ev), ev.server_ms)
 
 
-def frame(scheduler: str, color: str, show_all_edges: bool = False) -> html.Div:
-    """A scheduler's panel without content: title, export menu, empty graphs."""
+def frame(scheduler: str, color: str, content: PanelContent | None = None,
+          show_all_edges: bool = False) -> html.Div:
+    """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given."""
     spec = SCHEDULERS[scheduler]
+    content = content or PanelContent([], [], [], [], [], 0.0)
     export = html.Details(className="export-menu", children=[
         html.Summary("Export"),
         html.Div([html.Button(label, id=ids.export_id(scheduler, graph, fmt), className="menu-item")
@@ -115,33 +117,39 @@ def frame(scheduler: str, color: str, show_all_edges: bool = False) -> html.Div:
             html.Span(spec.name, className="muted panel-subtitle", title=spec.paper),
             export,
         ]),
-        html.Div(id=ids.stats_id(scheduler), className="panel-stats"),
+        html.Div(content.stats, id=ids.stats_id(scheduler), className="panel-stats"),
     ])
     body = html.Div(className="panel-body", children=[
         html.Div([html.Div("Topology", className="pane-label"), cyto.Cytoscape(
-            id=ids.dag_id(scheduler), elements=[], layout=DAG_LAYOUT, stylesheet=DAG_STYLESHEET,
+            id=ids.dag_id(scheduler), elements=content.dag, layout=DAG_LAYOUT, stylesheet=DAG_STYLESHEET,
             className="cyto cyto-dag", minZoom=0.3, maxZoom=2.5, autoungrabify=True,
             boxSelectionEnabled=False, style={"width": "100%", "height": "100%"},
         )], className="pane pane-dag"),
         html.Div([html.Div("Placement: node › slot › executor", className="pane-label"),
-                  html.Div(id=ids.note_id(scheduler), className="pane-note"),
+                  html.Div(content.note, id=ids.note_id(scheduler), className="pane-note"),
                   cyto.Cytoscape(
-            id=ids.map_id(scheduler), elements=[], layout=MAP_LAYOUT,
+            id=ids.map_id(scheduler), elements=content.placement, layout=MAP_LAYOUT,
             stylesheet=map_stylesheet(show_all_edges), className="cyto cyto-map", minZoom=0.1,
             maxZoom=4, autoungrabify=True, boxSelectionEnabled=False,
             style={"width": "100%", "height": "100%"},
         )], className="pane pane-map"),
     ])
-    decisions = html.Details(id=ids.decisions_id(scheduler), className="decisions")
+    decisions = html.Details(content.decisions, id=ids.decisions_id(scheduler), className="decisions")
     return html.Div([head, body, decisions], className="panel", **{"data-scheduler": scheduler})
 
 
-def frames(selected: Sequence[str], show_all_edges: bool = False) -> list[html.Div]:
+def frames(scenario_data: Mapping[str, Any] | None, selected: Sequence[str],
+           params: Mapping[str, Mapping[str, Any]] | None, rate: float | None,
+           show_all_edges: bool = False) -> list[html.Div]:
+    """The panels of the selected schedulers, filled in when the scenario and rate are given."""
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
     if not chosen:
         return [html.Div("Pick at least one scheduler above.", className="empty-state")]
-    return [frame(s, colors[s], show_all_edges) for s in chosen]
+    text = canonical(scenario_data) if scenario_data and rate and rate > 0 else None
+    return [frame(s, colors[s], panel_content(text, s, canonical((params or {}).get(s, {})),
+                                              float(rate)) if text else None, show_all_edges)
+            for s in chosen]
 
 
 def legend() -> html.Div:
@@ -156,7 +164,8 @@ def legend() -> html.Div:
     ])
 
 
-def layout(selected: Sequence[str]) -> html.Section:
+def layout(scenario_data: Mapping[str, Any], selected: Sequence[str],
+           params: Mapping[str, Mapping[str, Any]], rate: float) -> html.Section:
     return html.Section(className="section", children=[
         html.Div(className="section-head", children=[
             html.H2("Placements"),
@@ -166,18 +175,22 @@ def layout(selected: Sequence[str]) -> html.Section:
                                                       "value": "all"}],
                           value=[], className="toggle"),
         ]),
-        html.Div(frames(selected), id=ids.PANELS, className="panels"),
+        html.Div(frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"),
     ])
 
 
 @callback(
     Output(ids.PANELS, "children"),
     Input(ids.SCHEDULERS, "value"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
+    State(ids.RATE, "value"),
     State(ids.ALL_EDGES, "value"),
     prevent_initial_call=True,
 )
-def show_panels(selected, all_edges):
-    return frames(selected or [], bool(all_edges))
+def show_panels(selected, scenario_data, params, rate, all_edges):
+    """A panel per selected scheduler, drawn at once (later edits refresh each on its own)."""
+    return frames(scenario_data, selected or [], params, rate, bool(all_edges))
 
 
 @callback(
@@ -189,7 +202,8 @@ def show_panels(selected, all_edges):
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
-    Input({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
+    State({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
+    prevent_initial_call=True,
 )
 def fill_panel(scenario_data, params, rate, panel):
     """One scheduler's placement of the scenario in force."""

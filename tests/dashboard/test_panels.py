@@ -42,10 +42,12 @@ def test_a_refresh_of_the_demo_preset_is_within_budget():
     assert elapsed_ms < REFRESH_BUDGET_MS, f"{elapsed_ms:.0f} ms"
 
 
-def test_a_panel_frame_per_selected_scheduler():
-    panels = frames(["even", "nope", "lf"])
+def test_a_panel_per_selected_scheduler_filled_in():
+    data = preset("wordcount").to_json_dict()
+    panels = frames(data, ["even", "nope", "lf"], {}, 15000.0)
     assert [p.to_plotly_json()["props"]["data-scheduler"] for p in panels] == ["even", "lf"]
-    assert "Pick at least one" in str(frames([]))
+    assert "split" in str(panels[0])
+    assert "Pick at least one" in str(frames(data, [], {}, 15000.0))
 
 
 def test_a_bad_parameter_is_a_panel_message_not_an_exception():
