@@ -162,6 +162,28 @@ def sort_results(rows: list[dict[str, Any]], order: Sequence[str]) -> list[dict[
     return sorted(rows, key=lambda r: (rank.get(r["scheduler"], 99), r["rate"], r["replica"]))
 
 
+def add_gaps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``gap_to_best`` on every ok row when ``optimal`` ran (issue 6).
+
+    gap = 1 - throughput / the best throughput among the schedulers run at the
+    same rate and replica.
+    """
+    if not any(r["scheduler"] == "optimal" and r.get("status") == "ok" for r in rows):
+        return rows
+    best: dict[tuple[float, int], float] = {}
+    for r in rows:
+        if r.get("status") == "ok":
+            key = (r["rate"], r["replica"])
+            best[key] = max(best.get(key, 0.0), r["throughput"])
+    out = []
+    for r in rows:
+        top = best.get((r["rate"], r["replica"]), 0.0)
+        if r.get("status") == "ok" and top > 0:
+            r = {**r, "gap_to_best": max(0.0, 1.0 - r["throughput"] / top)}
+        out.append(r)
+    return out
+
+
 def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``)."""
     flat: dict[str, Any] = {}

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from core.comparison import SettingsError, comparison_tasks, run_task, sort_results
+from core.comparison import SettingsError, add_gaps, comparison_tasks, run_task, sort_results
 from core.model import Scenario
 
 DEFAULT_MASTER = "local[*]"
@@ -296,5 +296,5 @@ def run_comparison(
     order = [s for s, _ in schedulers]
     return {
         "engine": {**engine_info(session), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
-        "results": sort_results(rows, order),
+        "results": add_gaps(sort_results(rows, order)),
     }

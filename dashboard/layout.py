@@ -1,20 +1,25 @@
 """The page: top bar, scenario bar, editors, placement panels, charts, glossary.
 
-``serve`` builds the whole page for the default preset on every page load,
-panels filled in, so the first paint needs no callback; a URL naming
-another preset or selection is applied by the scenario bar.
+``serve`` builds the whole page on every page load, panels filled in, so the
+first paint needs no callback. It reads the preset and schedulers a shared
+URL names from the layout request's Referer (the page's own URL); when a
+browser sends none, the scenario bar applies the URL after the first paint.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlparse
 
 from dash import Input, Output, callback, dcc, html
+from flask import has_request_context, request
 
 from core.model import Scenario, validate_scenario
 from core.presets import PRESETS, preset
+from core.schedulers import SCHEDULERS
 from dashboard import charts, editors, ids, panels, registry, scenario_bar
 from dashboard.rows import scenario_rows
+from dashboard.transfer import parse_query
 
 DEFAULT_PRESET = "wordcount"
 
@@ -62,11 +67,19 @@ def glossary() -> html.Section:
     ])
 
 
+def requested_view() -> tuple[str, list[str]]:
+    """The preset and schedulers of the page being loaded (its URL), else the defaults."""
+    name, selected = None, None
+    if has_request_context() and request.referrer:
+        name, selected = parse_query(urlparse(request.referrer).query, PRESETS, SCHEDULERS)
+    default = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
+    return name or default, selected if selected is not None else registry.default_selection()
+
+
 def serve() -> html.Div:
-    """The page for the default preset, with every default scheduler's panel."""
-    name = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
+    """The page, with a filled-in panel for every selected scheduler."""
+    name, selected = requested_view()
     scenario = preset(name)
-    selected = registry.default_selection()
     params = registry.default_params(selected)
     data = scenario.to_json_dict()
     rate = scenario.workload.rate
