@@ -1,8 +1,9 @@
 """The Dash app: ``app``, its Flask ``server`` (for gunicorn) and ``run``.
 
 Importing this module creates no Spark session and starts no thread: the
-job pool starts its threads on first use, and ``run`` warms Spark in one of
-them. Serve with one gunicorn worker and several threads (see Procfile).
+job pool starts its threads on first use, and Spark warms up in one of them
+when ``run`` starts or (under gunicorn) when the first page is served. Serve
+with one gunicorn worker and several threads (see Procfile).
 """
 
 from __future__ import annotations
@@ -31,21 +32,27 @@ app = Dash(
     meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"}],
 )
 server = app.server
-cache = Cache(server, config={
-    "CACHE_TYPE": "FileSystemCache",
-    "CACHE_DIR": os.environ.get(CACHE_DIR_ENV) or str(Path(tempfile.gettempdir()) / "slotscope-cache"),
-    "CACHE_DEFAULT_TIMEOUT": 0,
-    "CACHE_THRESHOLD": CACHE_SIZE,
-})
+cache = Cache(
+    server,
+    config={
+        "CACHE_TYPE": "FileSystemCache",
+        "CACHE_DIR": os.environ.get(CACHE_DIR_ENV)
+        or str(Path(tempfile.gettempdir()) / "slotscope-cache"),
+        "CACHE_DEFAULT_TIMEOUT": 0,
+        "CACHE_THRESHOLD": CACHE_SIZE,
+    },
+)
 jobs.install(server, cache)
 app.layout = layout.serve
 
-FEATURES = (charts, editors, panels, scenario_bar, simulate)  # modules whose @callbacks the app serves
+# The feature modules whose @callback functions this app serves (imported for that).
+FEATURES = (charts, editors, panels, scenario_bar, simulate)
 
 
-def run(host: str = "127.0.0.1", port: int = 8050, master: str | None = None,
-        debug: bool = False) -> None:
+def run(
+    host: str = "127.0.0.1", port: int = 8050, master: str | None = None, debug: bool = False
+) -> None:
     """Serve the dashboard; Spark (``master``, default local[*]) warms up in the job pool."""
-    server.config[simulate.MASTER_CONFIG] = master
+    server.config[jobs.MASTER_CONFIG] = master
     jobs.job_pool(server).warm(master)
     app.run(host=host, port=port, debug=debug)

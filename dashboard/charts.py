@@ -26,43 +26,78 @@ from dashboard.figures import (
 )
 
 BASELINE = "even"
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
-                "toImageButtonOptions": {"format": "svg", "filename": "slotscope-chart"}}
+GRAPH_CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "toImageButtonOptions": {"format": "svg", "filename": "slotscope-chart"},
+}
 WIDE_CHARTS = (ids.CHART_SWEEP,)
 WAITING = "Press ▶ Simulate to run the comparison on Spark"
+PRELOAD_AFTER_MS = 2500  # plotly (4.8 MB) loads after the first paint, not during it
 
 
 def _graph(chart_id: str, figure: Any) -> html.Div:
     wide = " chart-wide" if chart_id in WIDE_CHARTS else ""
-    return html.Div(dcc.Graph(id=chart_id, figure=figure, config=GRAPH_CONFIG),
-                    className=f"chart card{wide}")
+    return html.Div(
+        dcc.Graph(id=chart_id, figure=figure, config=GRAPH_CONFIG), className=f"chart card{wide}"
+    )
 
 
 def waiting() -> html.Div:
     """What the charts area shows before the first simulation (no plotly on first paint)."""
-    return html.Div(className="card empty-charts", children=[
-        html.Div("▶", className="empty-icon"),
-        html.Div([html.Strong("No simulation yet. "), WAITING + ": throughput, latency "
-                  "percentiles, an offered-rate sweep, CPU, traffic, resources and memory "
-                  "per scheduler appear here."]),
-    ])
+    return html.Div(
+        className="card empty-charts",
+        children=[
+            html.Div("▶", className="empty-icon"),
+            html.Div(
+                [
+                    html.Strong("No simulation yet. "),
+                    WAITING + ": throughput, latency "
+                    "percentiles, an offered-rate sweep, CPU, traffic, resources and memory "
+                    "per scheduler appear here.",
+                ]
+            ),
+        ],
+    )
 
 
 def layout() -> html.Section:
-    return html.Section(className="section", children=[
-        html.Div(className="section-head", children=[
-            html.H2("Simulation"),
-            html.Span(id=ids.ENGINE_INFO, className="muted timing"),
-            html.Div(className="downloads", children=[
-                html.Button("Results CSV", id=ids.DOWNLOAD_CSV_BUTTON, className="btn btn-ghost"),
-                html.Button("Results JSON", id=ids.DOWNLOAD_JSON_BUTTON, className="btn btn-ghost"),
-                dcc.Download(id=ids.DOWNLOAD_RESULTS),
-            ]),
-        ]),
-        html.Div(waiting(), id=ids.CHARTS_AREA, className="charts"),
-        html.Div(id=ids.DIFF_TABLE, className="card diff-card",
-                 children=html.P("The difference table appears after a simulation.", className="muted")),
-    ])
+    return html.Section(
+        className="section",
+        children=[
+            html.Div(
+                className="section-head",
+                children=[
+                    html.H2("Simulation"),
+                    html.Span(id=ids.ENGINE_INFO, className="muted timing"),
+                    html.Div(
+                        className="downloads",
+                        children=[
+                            html.Button(
+                                "Results CSV", id=ids.DOWNLOAD_CSV_BUTTON, className="btn btn-ghost"
+                            ),
+                            html.Button(
+                                "Results JSON",
+                                id=ids.DOWNLOAD_JSON_BUTTON,
+                                className="btn btn-ghost",
+                            ),
+                            dcc.Download(id=ids.DOWNLOAD_RESULTS),
+                        ],
+                    ),
+                ],
+            ),
+            html.Div(waiting(), id=ids.CHARTS_AREA, className="charts"),
+            html.Div(id=ids.PLOTLY_PRELOAD, hidden=True),
+            dcc.Interval(id=ids.PRELOAD_TIMER, interval=PRELOAD_AFTER_MS, max_intervals=1),
+            html.Div(
+                id=ids.DIFF_TABLE,
+                className="card diff-card",
+                children=html.P(
+                    "The difference table appears after a simulation.", className="muted"
+                ),
+            ),
+        ],
+    )
 
 
 def _delta(value: float | None, direction: int) -> html.Span:
@@ -81,17 +116,35 @@ def _format(value: float) -> str:
     return f"{value:,.2f}"
 
 
-def difference_table(rows: Sequence[Mapping[str, Any]], rate: float,
-                     colors: Mapping[str, str]) -> html.Table:
+def difference_table(
+    rows: Sequence[Mapping[str, Any]], rate: float, colors: Mapping[str, str]
+) -> html.Table:
     """Every metric per scheduler with its change against ``even`` (green: better)."""
     diff = difference_rows(rows, rate, BASELINE)
-    head = html.Tr([html.Th("scheduler")] + [
-        html.Th([m.label, html.Br(), html.Span(m.unit, className="unit")]) for m in DIFF_METRICS])
-    body = [html.Tr([html.Td([html.Span(className="dot", style={"background": colors.get(r["scheduler"])}),
-                              r["scheduler"]], className="sched-cell")]
-                    + [html.Td([_format(r[m.key]), _delta(r[f"{m.key}_delta"], m.direction)])
-                       for m in DIFF_METRICS])
-            for r in diff]
+    head = html.Tr(
+        [html.Th("scheduler")]
+        + [html.Th([m.label, html.Br(), html.Span(m.unit, className="unit")]) for m in DIFF_METRICS]
+    )
+    body = [
+        html.Tr(
+            [
+                html.Td(
+                    [
+                        html.Span(
+                            className="dot", style={"background": colors.get(r["scheduler"])}
+                        ),
+                        r["scheduler"],
+                    ],
+                    className="sched-cell",
+                )
+            ]
+            + [
+                html.Td([_format(r[m.key]), _delta(r[f"{m.key}_delta"], m.direction)])
+                for m in DIFF_METRICS
+            ]
+        )
+        for r in diff
+    ]
     return html.Table([html.Thead(head), html.Tbody(body)], className="diff-table")
 
 
@@ -120,14 +173,34 @@ def show_results(results):
         resources_figure(rows, rate, colors),
         memory_figure(rows, rate, colors),
     ]
-    notes = [html.P(f"{r['scheduler']} at {r['rate']:g}/s: {r['status']} {r.get('message', '')}",
-                    className="alert alert-warn") for r in failed[:5]]
-    table = [html.H3(f"Every metric against {BASELINE} at {rate:g} tuples/s offered"),
-             difference_table(rows, rate, colors), *notes]
+    notes = [
+        html.P(
+            f"{r['scheduler']} at {r['rate']:g}/s: {r['status']} {r.get('message', '')}",
+            className="alert alert-warn",
+        )
+        for r in failed[:5]
+    ]
+    table = [
+        html.H3(f"Every metric against {BASELINE} at {rate:g} tuples/s offered"),
+        difference_table(rows, rate, colors),
+        *notes,
+    ]
     engine = results.get("engine", {})
-    info = (f"{engine.get('tasks', len(rows))} Spark tasks on {engine.get('master', '?')} "
-            f"in {engine.get('wall_s', 0):.1f} s")
+    info = (
+        f"{engine.get('tasks', len(rows))} Spark tasks on {engine.get('master', '?')} "
+        f"in {engine.get('wall_s', 0):.1f} s"
+    )
     return [_graph(c, f) for c, f in zip(ids.CHARTS, figures, strict=True)], table, info
+
+
+@callback(
+    Output(ids.PLOTLY_PRELOAD, "children"),
+    Input(ids.PRELOAD_TIMER, "n_intervals"),
+    prevent_initial_call=True,
+)
+def preload_plotly(_ticks):
+    """A hidden chart, so plotly is loaded by the time the first results arrive."""
+    return dcc.Graph(figure=empty_figure(""), config={"staticPlot": True})
 
 
 @callback(
@@ -142,6 +215,13 @@ def download_results(_csv, _json, results):
         return no_update
     doc = {"engine": results.get("engine", {}), "results": results.get("results", [])}
     if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON:
-        return {"content": results_csv(doc), "filename": "slotscope-results.csv", "type": "text/csv"}
-    return {"content": results_json(doc), "filename": "slotscope-results.json",
-            "type": "application/json"}
+        return {
+            "content": results_csv(doc),
+            "filename": "slotscope-results.csv",
+            "type": "text/csv",
+        }
+    return {
+        "content": results_json(doc),
+        "filename": "slotscope-results.json",
+        "type": "application/json",
+    }

@@ -11,8 +11,8 @@ FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quo
 DAG_LAYOUT: dict[str, Any] = {
     "name": "dagre",
     "rankDir": "LR",
-    "nodeSep": 14,
-    "rankSep": 30,
+    "nodeSep": 12,
+    "rankSep": 20,
     "edgeSep": 8,
     "fit": True,
     "padding": 14,
@@ -39,8 +39,10 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
             "border-width": 0,
         },
     },
-    {"selector": "node.acker", "style": {"color": INK, "border-width": 1, "border-color": MUTED,
-                                         "border-style": "dashed"}},
+    {
+        "selector": "node.acker",
+        "style": {"color": INK, "border-width": 1, "border-color": MUTED, "border-style": "dashed"},
+    },
     {
         "selector": "edge.stream",
         "style": {
@@ -81,12 +83,17 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "font-family": FONT,
                 "font-size": 11,
                 "min-width": "data(w)",
+                "text-background-color": "#ffffff",
+                "text-background-opacity": 0.85,
+                "text-background-padding": "2px",
                 "color": INK,
                 "padding": "10px",
             },
         },
-        {"selector": "node.machine.unused", "style": {"background-color": "#f1f5f9",
-                                                      "border-style": "dashed", "color": MUTED}},
+        {
+            "selector": "node.machine.unused",
+            "style": {"background-color": "#f1f5f9", "border-style": "dashed", "color": MUTED},
+        },
         {
             "selector": "node.slot",
             "style": {
@@ -120,8 +127,8 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
             "selector": "node.executor",
             "style": {
                 "shape": "ellipse",
-                "width": 10,
-                "height": 10,
+                "width": "data(d)",
+                "height": "data(d)",
                 "background-color": "data(color)",
                 "border-width": 0.5,
                 "border-color": "#ffffff",

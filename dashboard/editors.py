@@ -33,27 +33,42 @@ from dashboard.rows import (
 )
 
 GRID_IDS = {NODES: ids.NODES_GRID, COMPONENTS: ids.COMPONENTS_GRID, STREAMS: ids.STREAMS_GRID}
-ROW_OPS = {NODES: ("add", "duplicate", "delete"), COMPONENTS: ("add", "duplicate", "delete"),
-           STREAMS: ("add", "delete")}
+ROW_OPS = {
+    NODES: ("add", "duplicate", "delete"),
+    COMPONENTS: ("add", "duplicate", "delete"),
+    STREAMS: ("add", "delete"),
+}
 OP_LABELS = {"add": "+ Add", "duplicate": "Duplicate", "delete": "Delete"}
 
 HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     NODES: (
-        ("id", "Node", "text"), ("type", "Type", "text"), ("sockets", "Sockets", "number"),
-        ("cores", "Cores", "number"), ("ghz", "GHz", "number"),
-        ("flops_per_cycle", "FLOPs/cyc", "number"), ("ram_gb", "RAM GB", "number"),
-        ("slots", "Slots", "number"), ("rack", "Rack", "text"),
+        ("id", "Node", "text"),
+        ("type", "Type", "text"),
+        ("sockets", "Sockets", "number"),
+        ("cores", "Cores", "number"),
+        ("ghz", "GHz", "number"),
+        ("flops_per_cycle", "FLOPs/cyc", "number"),
+        ("ram_gb", "RAM GB", "number"),
+        ("slots", "Slots", "number"),
+        ("rack", "Rack", "text"),
     ),
     COMPONENTS: (
-        ("id", "Component", "text"), ("parallelism", "Parallelism", "number"),
-        ("cpu_us", "CPU µs/tuple", "number"), ("selectivity", "Selectivity", "number"),
-        ("tuple_bytes", "Tuple bytes", "number"), ("cpu_pct", "CPU % (R-Storm)", "number"),
+        ("id", "Component", "text"),
+        ("parallelism", "Parallelism", "number"),
+        ("cpu_us", "CPU µs/tuple", "number"),
+        ("selectivity", "Selectivity", "number"),
+        ("tuple_bytes", "Tuple bytes", "number"),
+        ("cpu_pct", "CPU % (R-Storm)", "number"),
         ("memory_mb", "Memory MB", "number"),
     ),
     STREAMS: (("from", "From", "text"), ("to", "To", "text"), ("grouping", "Grouping", "text")),
 }
 DERIVED_COLUMNS = (
-    ("processing_speed", "Speed", "GFLOP/s = sockets × cores × GHz × FLOPs/cycle (TOP-Storm Eq. 1)"),
+    (
+        "processing_speed",
+        "Speed",
+        "GFLOP/s = sockets × cores × GHz × FLOPs/cycle (TOP-Storm Eq. 1)",
+    ),
     ("computation_power", "Power", "0.8 × speed + 0.2 × RAM GB (TOP-Storm Eq. 2, α = 0.8)"),
 )
 
@@ -73,12 +88,23 @@ def column_defs(grid: str) -> list[dict[str, Any]]:
         if field == "id":
             col.update(pinned="left", minWidth=96)
         if field == "grouping":
-            col.update(cellEditor="agSelectCellEditor", cellEditorParams={"values": list(GROUPINGS)})
+            col.update(
+                cellEditor="agSelectCellEditor", cellEditorParams={"values": list(GROUPINGS)}
+            )
         cols.append(col)
     if grid == NODES:
-        cols += [{"field": f, "headerName": h, "headerTooltip": tip, "editable": False,
-                  "cellDataType": "number", "cellClass": "derived", "minWidth": 76}
-                 for f, h, tip in DERIVED_COLUMNS]
+        cols += [
+            {
+                "field": f,
+                "headerName": h,
+                "headerTooltip": tip,
+                "editable": False,
+                "cellDataType": "number",
+                "cellClass": "derived",
+                "minWidth": 76,
+            }
+            for f, h, tip in DERIVED_COLUMNS
+        ]
     return cols
 
 
@@ -91,16 +117,22 @@ def _grid(grid: str, rows: list[dict[str, Any]], height: int) -> dag.AgGrid:
         getRowId=f"params.data.{ROW_ID}",
         columnSize="sizeToFit",
         dashGridOptions={
-            "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
-                             "enableClickSelection": False},
+            "rowSelection": {
+                "mode": "multiRow",
+                "checkboxes": True,
+                "headerCheckbox": True,
+                "enableClickSelection": False,
+            },
             "selectionColumnDef": {"pinned": "left", "width": 40, "maxWidth": 40},
             "singleClickEdit": True,
             "stopEditingWhenCellsLoseFocus": True,
             "tooltipShowDelay": 150,
             "animateRows": False,
-            "theme": {"function": "themeQuartz.withParams({fontSize: 12, spacing: 5, "
-                                  "headerFontWeight: 600, accentColor: '#4f46e5', "
-                                  "wrapperBorderRadius: 8})"},
+            "theme": {
+                "function": "themeQuartz.withParams({fontSize: 12, spacing: 5, "
+                "headerFontWeight: 600, accentColor: '#4f46e5', "
+                "wrapperBorderRadius: 8})"
+            },
         },
         style={"height": f"{height}px", "width": "100%"},
         className="editor-grid",
@@ -108,40 +140,91 @@ def _grid(grid: str, rows: list[dict[str, Any]], height: int) -> dag.AgGrid:
 
 
 def _toolbar(grid: str, title: str, extra: Sequence[Any] = ()) -> html.Div:
-    buttons = [html.Button(OP_LABELS[op], id=ids.row_op_id(grid, op), className="btn btn-small",
-                           title=f"{OP_LABELS[op]} {'the selected rows' if op != 'add' else 'a row'}")
-               for op in ROW_OPS[grid]]
-    return html.Div([html.H3(title), *extra, html.Div(buttons, className="toolbar-buttons")],
-                    className="grid-toolbar")
+    buttons = [
+        html.Button(
+            OP_LABELS[op],
+            id=ids.row_op_id(grid, op),
+            className="btn btn-small",
+            title=f"{OP_LABELS[op]} {'the selected rows' if op != 'add' else 'a row'}",
+        )
+        for op in ROW_OPS[grid]
+    ]
+    return html.Div(
+        [html.H3(title), *extra, html.Div(buttons, className="toolbar-buttons")],
+        className="grid-toolbar",
+    )
 
 
 def layout(rows: Mapping[str, list[dict[str, Any]]], scenario: Scenario) -> html.Details:
     topo = scenario.topology
     topology_inputs = [
-        html.Label(["W (workers) ", dcc.Input(id=ids.WORKERS, type="number", min=1, step=1,
-                                               value=topo.workers, debounce=True,
-                                               placeholder="nodes", className="small-input")],
-                   title="Worker slots the topology asks for; empty = one per node"),
-        html.Label(["Ackers ", dcc.Input(id=ids.ACKERS, type="number", min=0, step=1,
-                                         value=topo.ackers, debounce=True, className="small-input")],
-                   title="Storm's __acker executors, fed by every component"),
+        html.Label(
+            [
+                "W (workers) ",
+                dcc.Input(
+                    id=ids.WORKERS,
+                    type="number",
+                    min=1,
+                    step=1,
+                    value=topo.workers,
+                    debounce=True,
+                    placeholder="nodes",
+                    className="small-input",
+                ),
+            ],
+            title="Worker slots the topology asks for; empty = one per node",
+        ),
+        html.Label(
+            [
+                "Ackers ",
+                dcc.Input(
+                    id=ids.ACKERS,
+                    type="number",
+                    min=0,
+                    step=1,
+                    value=topo.ackers,
+                    debounce=True,
+                    className="small-input",
+                ),
+            ],
+            title="Storm's __acker executors, fed by every component",
+        ),
     ]
-    return html.Details(open=True, className="card editors", children=[
-        html.Summary([html.H2("Cluster & topology"),
-                      html.Span("Click a cell to edit. An invalid value is outlined in red and "
-                                "the last valid scenario stays in force.", className="muted")]),
-        html.Div(id=ids.EDIT_MESSAGE, className="message", role="alert"),
-        html.Div(className="editor-layout", children=[
-            html.Div([_toolbar(NODES, "Nodes"), _grid(NODES, rows[NODES], 286)],
-                     className="editor-nodes"),
-            html.Div([
-                _toolbar(COMPONENTS, "Components", topology_inputs),
-                _grid(COMPONENTS, rows[COMPONENTS], 150),
-                _toolbar(STREAMS, "Streams"),
-                _grid(STREAMS, rows[STREAMS], 112),
-            ], className="editor-topology"),
-        ]),
-    ])
+    return html.Details(
+        open=True,
+        className="card editors",
+        children=[
+            html.Summary(
+                [
+                    html.H2("Cluster & topology"),
+                    html.Span(
+                        "Click a cell to edit. An invalid value is outlined in red and "
+                        "the last valid scenario stays in force.",
+                        className="muted",
+                    ),
+                ]
+            ),
+            html.Div(id=ids.EDIT_MESSAGE, className="message", role="alert"),
+            html.Div(
+                className="editor-layout",
+                children=[
+                    html.Div(
+                        [_toolbar(NODES, "Nodes"), _grid(NODES, rows[NODES], 262)],
+                        className="editor-nodes",
+                    ),
+                    html.Div(
+                        [
+                            _toolbar(COMPONENTS, "Components", topology_inputs),
+                            _grid(COMPONENTS, rows[COMPONENTS], 150),
+                            _toolbar(STREAMS, "Streams"),
+                            _grid(STREAMS, rows[STREAMS], 112),
+                        ],
+                        className="editor-topology",
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
 def _changed(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> Any:
@@ -150,9 +233,15 @@ def _changed(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> Any:
 
 def error_banner(cell: CellError) -> html.Div:
     where = f"{cell.grid} row {cell.row + 1}, column '{cell.column}': " if cell.grid else ""
-    return html.Div([html.Strong("Not applied. "), where, cell.message,
-                     html.Span(" — the placements show the last valid scenario.", className="muted")],
-                    className="alert alert-error")
+    return html.Div(
+        [
+            html.Strong("Not applied. "),
+            where,
+            cell.message,
+            html.Span(" — the placements show the last valid scenario.", className="muted"),
+        ],
+        className="alert alert-error",
+    )
 
 
 @callback(

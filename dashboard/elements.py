@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from core.hardware import computation_power, processing_speed, total_cores
@@ -21,12 +22,14 @@ from core.model import ACKER_ID, Node, Scenario
 from core.topology import TopologyGraph, component_of, index_of
 
 DOT = 14  # px between executor dot centres
+DOT_SIZE = 10.0  # px: an executor dot's diameter when its slot holds no more than its share
 SLOT_GAP = 22  # px between slot boxes, room for the slot label
 NODE_GAP_X = 40  # px between node boxes side by side
 NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
 MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
 SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
 MIN_NODE_W = 210  # px: a node box is at least as wide as its label
+MAX_SLOT_LABELS = 32  # larger clusters leave slots unlabelled (unreadable, and slow to draw)
 MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 
 Slot = tuple[str, int]
@@ -54,19 +57,33 @@ def dag_elements(
         kind = "spout" if not graph.preds[c] else "bolt"
         classes = f"component {kind}" + (" acker" if c == ACKER_ID else "")
         label = f"{c}\n×{par[c]}"
-        out.append({
-            "data": {"id": f"c:{c}", "label": label, "color": colors.get(c, "#888"),
-                     "component": c, "parallelism": par[c],
-                     "w": 7.5 * max(len(line) for line in label.split("\n")) + 22, "h": 38},
-            "classes": classes,
-        })
+        out.append(
+            {
+                "data": {
+                    "id": f"c:{c}",
+                    "label": label,
+                    "color": colors.get(c, "#888"),
+                    "component": c,
+                    "parallelism": par[c],
+                    "w": 7.5 * max(len(line) for line in label.split("\n")) + 22,
+                    "h": 38,
+                },
+                "classes": classes,
+            }
+        )
     for s in graph.streams:
         to_acker = s.target == ACKER_ID
-        out.append({
-            "data": {"id": f"s:{s.source}->{s.target}", "source": f"c:{s.source}",
-                     "target": f"c:{s.target}", "label": "" if to_acker else s.grouping},
-            "classes": "stream" + (" acker" if to_acker else ""),
-        })
+        out.append(
+            {
+                "data": {
+                    "id": f"s:{s.source}->{s.target}",
+                    "source": f"c:{s.source}",
+                    "target": f"c:{s.target}",
+                    "label": "" if to_acker else s.grouping,
+                },
+                "classes": "stream" + (" acker" if to_acker else ""),
+            }
+        )
     return out
 
 
@@ -78,6 +95,7 @@ def slot_links(
     Counts follow :func:`core.metrics.edge_locality`: global feeds executor 0
     only; local-or-shuffle stays inside a worker that holds a target.
     """
+
     def where(e: str):
         return placement[e][0] if by_node else placement[e]
 
@@ -125,11 +143,19 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
         else:
             src, dst = slot_element_id(*a), slot_element_id(*b)
             kind = "inter-worker" if a[0] == b[0] else "inter-node"
-        out.append({
-            "data": {"id": f"t:{src}->{dst}", "source": src, "target": dst, "links": count,
-                     "width": round(1.0 + 3.5 * count / top, 2), "label": f"{count}"},
-            "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
-        })
+        out.append(
+            {
+                "data": {
+                    "id": f"t:{src}->{dst}",
+                    "source": src,
+                    "target": dst,
+                    "links": count,
+                    "width": round(1.0 + 3.5 * count / top, 2),
+                    "label": f"{count}",
+                },
+                "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
+            }
+        )
     return out
 
 
@@ -147,6 +173,7 @@ def best_columns(count: int, cell_w: float, cell_h: float, aspect: float = MAP_A
     >>> best_columns(5, 200, 100, aspect=2.0)
     3
     """
+
     def scale(cols: int) -> tuple[float, int]:
         rows = math.ceil(count / cols)
         return min(aspect / (cols * cell_w), 1.0 / (rows * cell_h)), -rows
@@ -157,8 +184,9 @@ def best_columns(count: int, cell_w: float, cell_h: float, aspect: float = MAP_A
 def node_label(node: Node, alpha: float = 0.8) -> str:
     """Two lines: id and hardware; processing speed (GFLOP/s) and computation power.
 
-    >>> node_label(Node(id="n1", cores=4, ghz=3.0, slots=2))
-    'n1 · 4c × 3 GHz · 16 GB\n192 GFLOP/s · power 157'
+    >>> print(node_label(Node(id="n1", cores=4, ghz=3.0, slots=2)))
+    n1 · 4c × 3 GHz · 16 GB
+    192 GFLOP/s · power 157
     """
     sockets = f"{node.sockets}×" if node.sockets > 1 else ""
     return (
@@ -170,6 +198,58 @@ def node_label(node: Node, alpha: float = 0.8) -> str:
 def _executor_sort_key(graph: TopologyGraph):
     rank = {c: i for i, c in enumerate(graph.order)}
     return lambda e: (rank.get(component_of(e), len(rank)), index_of(e))
+
+
+@dataclass(frozen=True)
+class MapGeometry:
+    """Where slots and nodes go on a placement map: one geometry per scenario, so every
+    scheduler's map of it looks the same and only the dots move."""
+
+    slot_w: float
+    slot_h: float
+    slot_cols: int
+    node_w: float
+    node_h: float
+    node_cols: int
+
+
+def map_geometry(scenario: Scenario) -> MapGeometry:
+    """Slots sized for an even share of the executors (ceil(E / W)); nodes in a grid that
+    fills a wide pane."""
+    topo = scenario.topology
+    executors = sum(c.parallelism for c in topo.components) + topo.ackers
+    nodes = scenario.cluster.nodes
+    workers = max(1, min(scenario.workers, sum(n.slots for n in nodes)))
+    cols, rows = _grid_shape(math.ceil(executors / workers), 1.4)
+    slot_w, slot_h = max(cols, 2) * DOT, max(rows, 1) * DOT
+    widest = max((n.slots for n in nodes), default=1) or 1
+    if widest <= SLOTS_IN_A_ROW:
+        slot_cols = widest
+    else:
+        slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
+    node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
+    node_h = math.ceil(widest / slot_cols) * (slot_h + SLOT_GAP)
+    node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
+    return MapGeometry(slot_w, slot_h, slot_cols, node_w, node_h, node_cols)
+
+
+def dot_positions(count: int, cx: float, cy: float, geo: MapGeometry) -> tuple[list, float]:
+    """Centres of ``count`` dots in the slot box centred at (cx, cy), and their diameter:
+    a slot holding more than its share packs its dots closer.
+
+    >>> dot_positions(2, 0, 0, MapGeometry(28, 14, 1, 0, 0, 1))
+    ([(-7.0, 0.0), (7.0, 0.0)], 10.0)
+    """
+    cols = max(2, round(geo.slot_w / DOT))
+    pitch = DOT
+    if count > cols * max(1, round(geo.slot_h / DOT)):
+        cols = max(1, math.ceil(math.sqrt(count * geo.slot_w / geo.slot_h)))
+        pitch = min(geo.slot_w / cols, geo.slot_h / math.ceil(count / cols))
+    rows = math.ceil(count / cols) if count else 0
+    x0 = cx - pitch * min(cols, count) / 2
+    y0 = cy - pitch * rows / 2
+    spots = [(x0 + (j % cols + 0.5) * pitch, y0 + (j // cols + 0.5) * pitch) for j in range(count)]
+    return spots, round(min(DOT_SIZE, 0.8 * pitch), 2)
 
 
 def placement_elements(
@@ -185,51 +265,62 @@ def placement_elements(
     per_slot: dict[Slot, list[str]] = {}
     for e in sorted(placement, key=_executor_sort_key(graph)):
         per_slot.setdefault(placement[e], []).append(e)
-    fullest = max((len(v) for v in per_slot.values()), default=1)
-    dot_cols, dot_rows = _grid_shape(fullest, 1.4)
-    slot_w, slot_h = max(dot_cols, 2) * DOT, max(dot_rows, 1) * DOT
-    nodes = list(scenario.cluster.nodes)
-    widest = max((n.slots for n in nodes), default=1)
-    if widest <= SLOTS_IN_A_ROW:
-        slot_cols = max(widest, 1)
-    else:
-        slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
-    slot_rows = math.ceil(max(widest, 1) / slot_cols)
-    node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
-    node_h = slot_rows * (slot_h + SLOT_GAP)
-    node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
+    geo = map_geometry(scenario)
+    nodes = scenario.cluster.nodes
+    label_slots = sum(n.slots for n in nodes) <= MAX_SLOT_LABELS
     out: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
-        x0 = (i % node_cols) * (node_w + NODE_GAP_X)
-        y0 = (i // node_cols) * (node_h + NODE_GAP_Y)
-        x0 += (node_w - slot_cols * (slot_w + SLOT_GAP)) / 2  # slots centred in the box
+        x0 = (i % geo.node_cols) * (geo.node_w + NODE_GAP_X)
+        y0 = (i // geo.node_cols) * (geo.node_h + NODE_GAP_Y)
+        x0 += (geo.node_w - geo.slot_cols * (geo.slot_w + SLOT_GAP)) / 2  # slots centred
         used = any(per_slot.get((node.id, s)) for s in range(node.slots))
-        out.append({
-            "data": {"id": node_element_id(node.id), "label": node_label(node, alpha),
-                     "node": node.id, "cores": total_cores(node), "w": node_w - SLOT_GAP},
-            "classes": "machine" + ("" if used else " unused"),
-        })
+        out.append(
+            {
+                "data": {
+                    "id": node_element_id(node.id),
+                    "label": node_label(node, alpha),
+                    "node": node.id,
+                    "cores": total_cores(node),
+                    "w": geo.node_w - SLOT_GAP,
+                },
+                "classes": "machine" + ("" if used else " unused"),
+            }
+        )
         for s in range(node.slots):
-            cx = x0 + (s % slot_cols) * (slot_w + SLOT_GAP) + slot_w / 2
-            cy = y0 + (s // slot_cols) * (slot_h + SLOT_GAP) + slot_h / 2
+            cx = x0 + (s % geo.slot_cols) * (geo.slot_w + SLOT_GAP) + geo.slot_w / 2
+            cy = y0 + (s // geo.slot_cols) * (geo.slot_h + SLOT_GAP) + geo.slot_h / 2
             execs = per_slot.get((node.id, s), [])
-            out.append({
-                "data": {"id": slot_element_id(node.id, s), "parent": node_element_id(node.id),
-                         "label": f"slot {s}" if execs else f"slot {s} · idle",
-                         "executors": len(execs), "w": slot_w, "h": slot_h},
-                "position": {"x": cx, "y": cy},
-                "classes": "slot" + ("" if execs else " idle"),
-            })
-            for j, e in enumerate(execs):
-                col, row = j % dot_cols, j // dot_cols
-                out.append({
-                    "data": {"id": executor_element_id(e), "parent": slot_element_id(node.id, s),
-                             "label": e, "component": component_of(e),
-                             "color": colors.get(component_of(e), "#888")},
-                    "position": {"x": cx - slot_w / 2 + (col + 0.5) * DOT,
-                                 "y": cy - slot_h / 2 + (row + 0.5) * DOT},
+            label = (f"slot {s}" if execs else f"slot {s} · idle") if label_slots else ""
+            out.append(
+                {
+                    "data": {
+                        "id": slot_element_id(node.id, s),
+                        "parent": node_element_id(node.id),
+                        "label": label,
+                        "executors": len(execs),
+                        "w": geo.slot_w,
+                        "h": geo.slot_h,
+                    },
+                    "position": {"x": cx, "y": cy},
+                    "classes": "slot" + ("" if execs else " idle"),
+                }
+            )
+            spots, size = dot_positions(len(execs), cx, cy, geo)
+            out.extend(
+                {
+                    "data": {
+                        "id": executor_element_id(e),
+                        "parent": slot_element_id(node.id, s),
+                        "label": e,
+                        "component": component_of(e),
+                        "d": size,
+                        "color": colors.get(component_of(e), "#888"),
+                    },
+                    "position": {"x": x, "y": y},
                     "classes": "executor",
-                })
+                }
+                for e, (x, y) in zip(execs, spots, strict=True)
+            )
     if traffic:
         out.extend(traffic_elements(graph, placement))
     return out

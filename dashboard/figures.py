@@ -64,8 +64,15 @@ def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> 
         font={"family": FONT_FAMILY, "size": 12, "color": INK},
         margin={"l": 56, "r": 16, "t": 48, "b": 44},
         showlegend=True,
-        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.01, "xanchor": "left",
-                "font": {"size": 11}, "tracegroupgap": 2},
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": 1.0,
+            "x": 1.01,
+            "xanchor": "left",
+            "font": {"size": 11},
+            "tracegroupgap": 2,
+        },
         height=340,
         bargap=0.25,
     )
@@ -79,7 +86,9 @@ def _color_ticks(fig: go.Figure, schedulers: Sequence[str], colors: Mapping[str,
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(schedulers),
-        ticktext=[f'<span style="color:{colors.get(s, INK)}"><b>{s}</b></span>' for s in schedulers],
+        ticktext=[
+            f'<span style="color:{colors.get(s, INK)}"><b>{s}</b></span>' for s in schedulers
+        ],
     )
     return fig
 
@@ -87,60 +96,106 @@ def _color_ticks(fig: go.Figure, schedulers: Sequence[str], colors: Mapping[str,
 def empty_figure(message: str) -> go.Figure:
     """A blank chart that says why it is blank."""
     fig = go.Figure()
-    fig.add_annotation(text=message, showarrow=False, font={"size": 13, "color": MUTED},
-                       xref="paper", yref="paper", x=0.5, y=0.5)
+    fig.add_annotation(
+        text=message,
+        showarrow=False,
+        font={"size": 13, "color": MUTED},
+        xref="paper",
+        yref="paper",
+        x=0.5,
+        y=0.5,
+    )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_layout(template="plotly_white", height=340, margin={"l": 8, "r": 8, "t": 8, "b": 8},
-                      font={"family": FONT_FAMILY})
+    fig.update_layout(
+        template="plotly_white",
+        height=340,
+        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        font={"family": FONT_FAMILY},
+    )
     return fig
 
 
-def _bar(s: str, x: Sequence[Any], values: Sequence[Sequence[float]], colors: Mapping[str, str],
-         **kw: Any) -> go.Bar:
+def _bar(
+    s: str,
+    x: Sequence[Any],
+    values: Sequence[Sequence[float]],
+    colors: Mapping[str, str],
+    **kw: Any,
+) -> go.Bar:
     spreads = [_spread(v) for v in values]
     return go.Bar(
-        name=s, x=list(x), y=[_mean(v) for v in values], marker_color=colors.get(s, "#888"),
+        name=s,
+        x=list(x),
+        y=[_mean(v) for v in values],
+        marker_color=colors.get(s, "#888"),
         error_y={"type": "data", "array": spreads, "visible": any(spreads)},
-        legendgroup=s, **kw,
+        legendgroup=s,
+        **kw,
     )
 
 
 def throughput_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Tuples processed per second, one bar per scheduler."""
     groups = at_rate(rows, rate)
-    fig = go.Figure([_bar(s, [s], [[r["throughput"] for r in g]], colors)
-                     for s, g in groups.items()])
-    return _style(fig, f"Throughput at {nearest_rate(ok_rows(rows), rate) or rate:g} tuples/s offered",
-                  "tuples/s")
+    fig = go.Figure(
+        [_bar(s, [s], [[r["throughput"] for r in g]], colors) for s, g in groups.items()]
+    )
+    return _style(
+        fig,
+        f"Throughput at {nearest_rate(ok_rows(rows), rate) or rate:g} tuples/s offered",
+        "tuples/s",
+    )
 
 
 def latency_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Complete latency p50 / p95 / p99, grouped by percentile, one colour per scheduler."""
     groups = at_rate(rows, rate)
-    fig = go.Figure([
-        _bar(s, PERCENTILES, [[r["latency_ms"][p] for r in g] for p in PERCENTILES], colors)
-        for s, g in groups.items()
-    ])
+    fig = go.Figure(
+        [
+            _bar(s, PERCENTILES, [[r["latency_ms"][p] for r in g] for p in PERCENTILES], colors)
+            for s, g in groups.items()
+        ]
+    )
     fig.update_layout(barmode="group")
     return _style(fig, "Complete latency percentiles", "ms")
 
 
 def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
     """Throughput and p99 latency against the offered rate, one line per scheduler."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("throughput (tuples/s)", "p99 latency (ms)"))
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.1,
+        subplot_titles=("throughput (tuples/s)", "p99 latency (ms)"),
+    )
     good = ok_rows(rows)
     for s in schedulers_of(good):
         mine = [r for r in good if r["scheduler"] == s]
         rates = sorted({float(r["rate"]) for r in mine})
         thr = [_mean([r["throughput"] for r in mine if float(r["rate"]) == x]) for x in rates]
-        p99 = [_mean([r["latency_ms"]["p99"] for r in mine if float(r["rate"]) == x]) for x in rates]
+        p99 = [
+            _mean([r["latency_ms"]["p99"] for r in mine if float(r["rate"]) == x]) for x in rates
+        ]
         style = {"color": colors.get(s, "#888"), "width": 2}
-        fig.add_trace(go.Scatter(x=rates, y=thr, name=s, legendgroup=s, mode="lines+markers",
-                                 line=style), row=1, col=1)
-        fig.add_trace(go.Scatter(x=rates, y=p99, name=s, legendgroup=s, mode="lines+markers",
-                                 line=style, showlegend=False), row=1, col=2)
+        fig.add_trace(
+            go.Scatter(x=rates, y=thr, name=s, legendgroup=s, mode="lines+markers", line=style),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=rates,
+                y=p99,
+                name=s,
+                legendgroup=s,
+                mode="lines+markers",
+                line=style,
+                showlegend=False,
+            ),
+            row=1,
+            col=2,
+        )
     fig.update_annotations(font={"size": 11, "color": MUTED})
     _style(fig, "Offered-rate sweep", x_title="")
     fig.update_xaxes(title_text="offered rate (tuples/s)")
@@ -155,14 +210,25 @@ def cpu_heatmap(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> 
         for r in g:
             nodes.extend(n for n in r["cpu_util"] if n not in nodes)
     scheds = list(groups)
-    z = [[100.0 * _mean([r["cpu_util"].get(n, 0.0) for r in groups[s]]) for s in scheds]
-         for n in nodes]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=scheds, y=nodes, zmin=0, zmax=100, colorscale="YlOrRd",
-        text=[[f"{v:.0f}%" for v in line] for line in z], texttemplate="%{text}",
-        colorbar={"title": {"text": "CPU %"}, "thickness": 12}, name="CPU utilisation (%)",
-        hovertemplate="%{y} under %{x}: %{z:.1f}%<extra></extra>",
-    ))
+    z = [
+        [100.0 * _mean([r["cpu_util"].get(n, 0.0) for r in groups[s]]) for s in scheds]
+        for n in nodes
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=scheds,
+            y=nodes,
+            zmin=0,
+            zmax=100,
+            colorscale="YlOrRd",
+            text=[[f"{v:.0f}%" for v in line] for line in z],
+            texttemplate="%{text}",
+            colorbar={"title": {"text": "CPU %"}, "thickness": 12},
+            name="CPU utilisation (%)",
+            hovertemplate="%{y} under %{x}: %{z:.1f}%<extra></extra>",
+        )
+    )
     _style(fig, "CPU utilisation per node (%)")
     fig.update_layout(showlegend=False)  # the colour bar is this chart's legend
     fig.update_yaxes(autorange="reversed")
@@ -173,11 +239,17 @@ def traffic_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) 
     """Tuples/s between executors, stacked by where they travel."""
     groups = at_rate(rows, rate)
     scheds = list(groups)
-    fig = go.Figure([
-        go.Bar(name=TRAFFIC_LABELS[kind], x=scheds, marker_color=TRAFFIC_COLORS[kind],
-               y=[_mean([r["traffic"][kind] for r in groups[s]]) for s in scheds])
-        for kind in ("intra_worker", "inter_worker", "inter_node")
-    ])
+    fig = go.Figure(
+        [
+            go.Bar(
+                name=TRAFFIC_LABELS[kind],
+                x=scheds,
+                marker_color=TRAFFIC_COLORS[kind],
+                y=[_mean([r["traffic"][kind] for r in groups[s]]) for s in scheds],
+            )
+            for kind in ("intra_worker", "inter_worker", "inter_node")
+        ]
+    )
     fig.update_layout(barmode="stack")
     _style(fig, "Traffic: intra-worker / inter-worker / inter-node", "tuples/s")
     return _color_ticks(fig, scheds, colors)
@@ -186,11 +258,17 @@ def traffic_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) 
 def resources_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Nodes and worker slots each placement uses."""
     groups = at_rate(rows, rate)
-    fig = go.Figure([
-        _bar(s, ("nodes used", "slots used"),
-             [[r["nodes_used"] for r in g], [r["slots_used"] for r in g]], colors)
-        for s, g in groups.items()
-    ])
+    fig = go.Figure(
+        [
+            _bar(
+                s,
+                ("nodes used", "slots used"),
+                [[r["nodes_used"] for r in g], [r["slots_used"] for r in g]],
+                colors,
+            )
+            for s, g in groups.items()
+        ]
+    )
     fig.update_layout(barmode="group")
     return _style(fig, "Resources used", "count")
 
@@ -202,10 +280,12 @@ def memory_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -
     for g in groups.values():
         for r in g:
             nodes.extend(n for n in r["memory_mb"] if n not in nodes)
-    fig = go.Figure([
-        _bar(s, nodes, [[r["memory_mb"].get(n, 0.0) for r in g] for n in nodes], colors)
-        for s, g in groups.items()
-    ])
+    fig = go.Figure(
+        [
+            _bar(s, nodes, [[r["memory_mb"].get(n, 0.0) for r in g] for n in nodes], colors)
+            for s, g in groups.items()
+        ]
+    )
     fig.update_layout(barmode="group")
     return _style(fig, "Memory per node", "MB")
 
@@ -228,14 +308,23 @@ DIFF_METRICS: tuple[Metric, ...] = (
     Metric("p99", "p99", "ms", -1, lambda r: r["latency_ms"]["p99"]),
     Metric("nodes_used", "Nodes", "", -1, lambda r: r["nodes_used"]),
     Metric("slots_used", "Slots", "", -1, lambda r: r["slots_used"]),
-    Metric("inter_node", "Inter-node traffic", "tuples/s", -1, lambda r: r["traffic"]["inter_node"]),
-    Metric("cpu_peak", "Peak node CPU", "%", 0,
-           lambda r: 100.0 * max(r["cpu_util"].values(), default=0.0)),
+    Metric(
+        "inter_node", "Inter-node traffic", "tuples/s", -1, lambda r: r["traffic"]["inter_node"]
+    ),
+    Metric(
+        "cpu_peak",
+        "Peak node CPU",
+        "%",
+        0,
+        lambda r: 100.0 * max(r["cpu_util"].values(), default=0.0),
+    ),
     Metric("placement_ms", "Placement time", "ms", -1, lambda r: r["placement_ms"]),
 )
 
 
-def difference_rows(rows: Sequence[Row], rate: float, baseline: str = "even") -> list[dict[str, Any]]:
+def difference_rows(
+    rows: Sequence[Row], rate: float, baseline: str = "even"
+) -> list[dict[str, Any]]:
     """Every metric per scheduler and its change (%) against ``baseline``.
 
     Each row: ``{"scheduler": id, "<key>": value, "<key>_delta": percent or None}``;
@@ -243,8 +332,9 @@ def difference_rows(rows: Sequence[Row], rate: float, baseline: str = "even") ->
     when its value is 0.
     """
     groups = at_rate(rows, rate)
-    means = {s: {m.key: _mean([m.value(r) for r in g]) for m in DIFF_METRICS}
-             for s, g in groups.items()}
+    means = {
+        s: {m.key: _mean([m.value(r) for r in g]) for m in DIFF_METRICS} for s, g in groups.items()
+    }
     base = means.get(baseline)
     out = []
     for s, values in means.items():

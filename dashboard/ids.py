@@ -61,6 +61,8 @@ RESULTS_STORE = "results"
 
 # charts and results
 CHARTS_AREA = "charts"
+PLOTLY_PRELOAD = "plotly-preload"
+PRELOAD_TIMER = "preload-timer"
 CHART_THROUGHPUT = "chart-throughput"
 CHART_LATENCY = "chart-latency"
 CHART_SWEEP = "chart-sweep"

@@ -28,6 +28,8 @@ from core.comparison import SettingsError, explain_failure
 log = logging.getLogger(__name__)
 
 EXTENSION = "slotscope_jobs"  # key of the pool in the Flask app's extensions
+MASTER_CONFIG = "SLOTSCOPE_SPARK_MASTER"  # Flask config: the Spark master (None: default)
+WARM_ON_VISIT_CONFIG = "SLOTSCOPE_WARM_ON_VISIT"  # Flask config: warm Spark on the first page
 
 Progress = Callable[[int, int], None]
 Work = Callable[[str, Progress], dict[str, Any]]
@@ -91,6 +93,7 @@ class JobPool:
         self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="slotscope-job")
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._warming = False
 
     def prestart(self) -> None:
         """Start every pool thread now (dash_duo kills threads started after its server)."""
@@ -100,7 +103,13 @@ class JobPool:
             f.result()
 
     def warm(self, master: str | None = None) -> None:
-        """Warm Spark up in a pool thread (see :func:`warm_up`), so the first Simulate is fast."""
+        """Warm Spark up in a pool thread (see :func:`warm_up`), once, so the first Simulate
+        is fast."""
+        with self._lock:
+            if self._warming:
+                return
+            self._warming = True
+
         def start() -> None:
             try:
                 warm_up(master)
@@ -150,8 +159,15 @@ class JobPool:
             log.exception("could not cache the result of %s", job.id)
         self._finish(job, DONE, "", result=result, done=job.total, total=job.total)
 
-    def _finish(self, job: Job, state: str, message: str, result: dict | None = None,
-                done: int | None = None, total: int | None = None) -> None:
+    def _finish(
+        self,
+        job: Job,
+        state: str,
+        message: str,
+        result: dict | None = None,
+        done: int | None = None,
+        total: int | None = None,
+    ) -> None:
         job.result = result
         if total is not None:
             job.done, job.total = done or 0, total

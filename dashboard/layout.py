@@ -12,28 +12,43 @@ from typing import Any
 from urllib.parse import urlparse
 
 from dash import Input, Output, callback, dcc, html
-from flask import has_request_context, request
+from flask import current_app, has_request_context, request
 
 from core.model import Scenario, validate_scenario
 from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS
-from dashboard import charts, editors, ids, panels, registry, scenario_bar
+from dashboard import charts, editors, ids, jobs, panels, registry, scenario_bar
 from dashboard.rows import scenario_rows
 from dashboard.transfer import parse_query
 
 DEFAULT_PRESET = "wordcount"
 
 GLOSSARY = (
-    ("Node", "A machine (Storm: a supervisor). It offers a number of worker slots; its hardware "
-             "(cores, GHz, FLOPs per cycle, RAM) sets its processing speed and power."),
-    ("Slot / worker", "A worker process (one JVM) on a node. A node offers a number of them (its slots); a "
-                      "topology asks for W workers, and each scheduler decides which slots to use."),
-    ("Executor", "A thread inside a worker running instances of one component. A component's "
-                 "parallelism is its number of executors; the dots in a placement map are executors."),
-    ("Task", "One instance of a component's code. Storm may run several tasks in one executor; "
-             "slotscope runs one task per executor, so here a task is an executor."),
-    ("Component", "A spout (a source of tuples) or a bolt (an operator) of the topology DAG; "
-                  "streams connect them with a grouping (shuffle, fields, ...)."),
+    (
+        "Node",
+        "A machine (Storm: a supervisor). It offers a number of worker slots; its hardware "
+        "(cores, GHz, FLOPs per cycle, RAM) sets its processing speed and power.",
+    ),
+    (
+        "Slot / worker",
+        "A worker process (one JVM) on a node. A node offers a number of them (its slots); a "
+        "topology asks for W workers, and each scheduler decides which slots to use.",
+    ),
+    (
+        "Executor",
+        "A thread inside a worker running instances of one component. A component's "
+        "parallelism is its number of executors; the dots in a placement map are executors.",
+    ),
+    (
+        "Task",
+        "One instance of a component's code. Storm may run several tasks in one executor; "
+        "slotscope runs one task per executor, so here a task is an executor.",
+    ),
+    (
+        "Component",
+        "A spout (a source of tuples) or a bolt (an operator) of the topology DAG; "
+        "streams connect them with a grouping (shuffle, fields, ...).",
+    ),
 )
 
 
@@ -42,29 +57,45 @@ def facts(scenario: Scenario) -> str:
     topo = scenario.topology
     executors = sum(c.parallelism for c in topo.components) + topo.ackers
     slots = sum(n.slots for n in scenario.cluster.nodes)
-    return (f"{executors} executors · {len(topo.components)} components · "
-            f"{len(scenario.cluster.nodes)} nodes · {slots} slots · W = {scenario.workers}")
+    return (
+        f"{executors} executors · {len(topo.components)} components · "
+        f"{len(scenario.cluster.nodes)} nodes · {slots} slots · W = {scenario.workers}"
+    )
 
 
 def topbar(scenario: Scenario) -> html.Header:
-    return html.Header(className="topbar", children=[
-        html.Div(className="brand", children=[
-            html.Span("slot", className="brand-a"), html.Span("scope", className="brand-b"),
-            html.Span("Storm schedulers, side by side", className="tagline"),
-        ]),
-        html.Div(className="scenario-heading", children=[
-            html.Div(scenario.name, id=ids.SCENARIO_TITLE, className="scenario-title"),
-            html.Div(facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"),
-        ]),
-        html.A("Glossary", href="#glossary", className="topbar-link"),
-    ])
+    return html.Header(
+        className="topbar",
+        children=[
+            html.Div(
+                className="brand",
+                children=[
+                    html.Span("slot", className="brand-a"),
+                    html.Span("scope", className="brand-b"),
+                    html.Span("Storm schedulers, side by side", className="tagline"),
+                ],
+            ),
+            html.Div(
+                className="scenario-heading",
+                children=[
+                    html.Div(scenario.name, id=ids.SCENARIO_TITLE, className="scenario-title"),
+                    html.Div(facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"),
+                ],
+            ),
+            html.A("Glossary", href="#glossary", className="topbar-link"),
+        ],
+    )
 
 
 def glossary() -> html.Section:
-    return html.Section(id="glossary", className="card glossary", children=[
-        html.H2("Glossary"),
-        html.Dl([part for term, text in GLOSSARY for part in (html.Dt(term), html.Dd(text))]),
-    ])
+    return html.Section(
+        id="glossary",
+        className="card glossary",
+        children=[
+            html.H2("Glossary"),
+            html.Dl([part for term, text in GLOSSARY for part in (html.Dt(term), html.Dd(text))]),
+        ],
+    )
 
 
 def requested_view() -> tuple[str, list[str]]:
@@ -77,29 +108,43 @@ def requested_view() -> tuple[str, list[str]]:
 
 
 def serve() -> html.Div:
-    """The page, with a filled-in panel for every selected scheduler."""
+    """The page, with a filled-in panel for every selected scheduler.
+
+    The first page served also warms Spark up in the job pool (a server started by
+    gunicorn rather than ``run`` has not), unless the app's config turns that off.
+    """
+    if has_request_context() and current_app.config.get(jobs.WARM_ON_VISIT_CONFIG, True):
+        jobs.job_pool().warm(current_app.config.get(jobs.MASTER_CONFIG))
     name, selected = requested_view()
     scenario = preset(name)
     params = registry.default_params(selected)
     data = scenario.to_json_dict()
     rate = scenario.workload.rate
-    return html.Div(className="page", children=[
-        dcc.Location(id=ids.URL, refresh=False),
-        dcc.Store(id=ids.BASE_STORE, data=data),
-        dcc.Store(id=ids.SCENARIO_STORE, data=data),
-        dcc.Store(id=ids.PARAMS_STORE, data=params),
-        dcc.Store(id=ids.JOB_STORE),
-        dcc.Store(id=ids.RESULTS_STORE),
-        topbar(scenario),
-        html.Main(className="content", children=[
-            html.P(scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"),
-            scenario_bar.layout(name, selected, params, rate),
-            editors.layout(scenario_rows(scenario), scenario),
-            panels.layout(data, selected, params, rate),
-            charts.layout(),
-            glossary(),
-        ]),
-    ])
+    return html.Div(
+        className="page",
+        children=[
+            dcc.Location(id=ids.URL, refresh=False),
+            dcc.Store(id=ids.BASE_STORE, data=data),
+            dcc.Store(id=ids.SCENARIO_STORE, data=data),
+            dcc.Store(id=ids.PARAMS_STORE, data=params),
+            dcc.Store(id=ids.JOB_STORE),
+            dcc.Store(id=ids.RESULTS_STORE),
+            topbar(scenario),
+            html.Main(
+                className="content",
+                children=[
+                    html.P(
+                        scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"
+                    ),
+                    scenario_bar.layout(name, selected, params, rate),
+                    editors.layout(scenario_rows(scenario), scenario),
+                    panels.layout(data, selected, params, rate),
+                    charts.layout(),
+                    glossary(),
+                ],
+            ),
+        ],
+    )
 
 
 @callback(

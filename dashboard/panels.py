@@ -11,8 +11,6 @@ one geometry and one colour scheme.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import dash_cytoscape as cyto
@@ -21,175 +19,185 @@ from dash.exceptions import PreventUpdate
 
 from core.schedulers import SCHEDULERS
 from dashboard import ids, registry
-from dashboard.colors import TRAFFIC_COLORS, component_colors
-from dashboard.compute import Evaluation, canonical, evaluate, headline, scenario_of
-from dashboard.cyto_styles import DAG_LAYOUT, DAG_STYLESHEET, MAP_LAYOUT, map_stylesheet
-from dashboard.elements import dag_elements, placement_elements
+from dashboard.colors import TRAFFIC_COLORS
+from dashboard.compute import canonical
+from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.panel_content import PanelContent, panel_content
 
-MAX_DECISIONS = 400  # decisions listed per panel; the rest are counted
-EXPORT_FORMATS = (("map", "png", "Placement PNG"), ("map", "svg", "Placement SVG"),
-                  ("dag", "png", "Topology PNG"), ("dag", "svg", "Topology SVG"))
-
-
-@dataclass(frozen=True)
-class PanelContent:
-    """What a panel shows for one scenario, scheduler, parameters and rate."""
-
-    stats: list[Any]
-    note: list[Any]
-    dag: list[dict[str, Any]]
-    placement: list[dict[str, Any]]
-    decisions: list[Any]
-    server_ms: float
+EXPORT_FORMATS = (
+    ("map", "png", "Placement PNG"),
+    ("map", "svg", "Placement SVG"),
+    ("dag", "png", "Topology PNG"),
+    ("dag", "svg", "Topology SVG"),
+)
 
 
-def _number(value: float | None, unit: str = "", digits: int = 0) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.{digits}f}{unit}"
-
-
-def _stat(label: str, value: str, title: str = "") -> html.Div:
-    return html.Div([html.Span(value, className="stat-value"), html.Span(label, className="stat-label")],
-                    className="stat", title=title)
-
-
-def _stats(ev: Evaluation, nodes_total: int) -> list[Any]:
-    h = headline(ev)
-    badges = []
-    if ev.schedule is not None and not ev.schedule.ok:
-        badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
-    if h["saturated"]:
-        badges.append(html.Span("saturated", className="badge badge-warn",
-                                title="The offered rate exceeds R*: the spouts are throttled"))
-    nodes = f"{h['nodes_used']} / {nodes_total}" if h["nodes_used"] is not None else "—"
-    stats = [
-        _stat("throughput /s", _number(h["throughput"]), "Tuples processed per second, all executors"),
-        _stat("p99", _number(h["p99_ms"], " ms", 2), "Estimated 99th percentile complete latency"),
-        _stat("nodes used", nodes),
-        _stat("bottleneck", h["bottleneck"] or "—", "The binding capacity limit (R*)"),
-    ]
-    return [html.Div(badges, className="badges"), html.Div(stats, className="stats")]
-
-
-def decisions_text(decisions: Sequence[str], limit: int = MAX_DECISIONS) -> str:
-    """Numbered decisions, one per line (one text node: thousands of list-item components
-    would slow every update of the page down).
-
-    >>> print(decisions_text(["a -> n1", "b -> n2", "c -> n1"], limit=2))
-    1. a -> n1
-    2. b -> n2
-    … and 1 more
-    """
-    lines = [f"{i}. {d}" for i, d in enumerate(decisions[:limit], start=1)]
-    if len(decisions) > limit:
-        lines.append(f"… and {len(decisions) - limit} more")
-    return "\n".join(lines)
-
-
-def _decisions(ev: Evaluation) -> list[Any]:
-    decisions = list(ev.schedule.decisions) if ev.schedule else []
-    where = f" · placed in {ev.server_ms:.1f} ms" if ev.schedule else ""
-    return [html.Summary(f"Why this placement: {len(decisions)} decisions{where}"),
-            html.Div(decisions_text(decisions), className="decision-list")]
-
-
-@lru_cache(maxsize=256)
-def panel_content(scenario_text: str, scheduler: str, params_text: str, rate: float) -> PanelContent:
-    """A panel's figures, graphs and decisions (memoised like the evaluation under it)."""
-    ev = evaluate(scenario_text, scheduler, params_text, rate)
-    scenario = scenario_of(scenario_text)
-    stats = _stats(ev, len(scenario.cluster.nodes))
-    if ev.schedule is None or ev.graph is None:
-        note = [html.Div(["This scheduler could not place the scenario: ", ev.error],
-                         className="alert alert-error")]
-        return PanelContent(stats, note, [], [], _decisions(ev), ev.server_ms)
-    colors = component_colors(list(ev.graph.order))
-    note = [html.Div(ev.schedule.message, className="alert alert-warn")] if ev.schedule.message else []
-    # A partial placement (a scheduler that failed) is drawn without traffic edges.
-    placement = placement_elements(scenario, ev.graph, ev.schedule.placement(), colors,
-                                   traffic=ev.metrics is not None)
-    return PanelContent(stats, note, dag_elements(ev.graph, colors, ev.schedule.parallelism),
-                        placement, _decisions(ev), ev.server_ms)
-
-
-def frame(scheduler: str, color: str, content: PanelContent | None = None,
-          show_all_edges: bool = False) -> html.Div:
+def frame(
+    scheduler: str, color: str, content: PanelContent | None = None, show_all_edges: bool = False
+) -> html.Div:
     """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given."""
     spec = SCHEDULERS[scheduler]
     content = content or PanelContent([], [], [], [], [], 0.0)
-    export = html.Details(className="export-menu", children=[
-        html.Summary("Export"),
-        html.Div([html.Button(label, id=ids.export_id(scheduler, graph, fmt), className="menu-item")
-                  for graph, fmt, label in EXPORT_FORMATS], className="menu"),
-    ])
-    head = html.Div(className="panel-head", children=[
-        html.Div(className="panel-title", children=[
-            html.Span(className="sched-chip", style={"background": color}),
-            html.H3(scheduler),
-            html.Span(spec.name, className="muted panel-subtitle", title=spec.paper),
-            export,
-        ]),
-        html.Div(content.stats, id=ids.stats_id(scheduler), className="panel-stats"),
-    ])
-    body = html.Div(className="panel-body", children=[
-        html.Div([html.Div("Topology", className="pane-label"), cyto.Cytoscape(
-            id=ids.dag_id(scheduler), elements=content.dag, layout=DAG_LAYOUT, stylesheet=DAG_STYLESHEET,
-            className="cyto cyto-dag", minZoom=0.3, maxZoom=2.5, autoungrabify=True,
-            boxSelectionEnabled=False, style={"width": "100%", "height": "100%"},
-        )], className="pane pane-dag"),
-        html.Div([html.Div("Placement: node › slot › executor", className="pane-label"),
-                  html.Div(content.note, id=ids.note_id(scheduler), className="pane-note"),
-                  cyto.Cytoscape(
-            id=ids.map_id(scheduler), elements=content.placement, layout=MAP_LAYOUT,
-            stylesheet=map_stylesheet(show_all_edges), className="cyto cyto-map", minZoom=0.1,
-            maxZoom=4, autoungrabify=True, boxSelectionEnabled=False,
-            style={"width": "100%", "height": "100%"},
-        )], className="pane pane-map"),
-    ])
-    decisions = html.Details(content.decisions, id=ids.decisions_id(scheduler), className="decisions")
+    dag_layout, map_layout = content.layouts()
+    export = html.Details(
+        className="export-menu",
+        children=[
+            html.Summary("Export"),
+            html.Div(
+                [
+                    html.Button(
+                        label, id=ids.export_id(scheduler, graph, fmt), className="menu-item"
+                    )
+                    for graph, fmt, label in EXPORT_FORMATS
+                ],
+                className="menu",
+            ),
+        ],
+    )
+    head = html.Div(
+        className="panel-head",
+        children=[
+            html.Div(
+                className="panel-title",
+                children=[
+                    html.Span(className="sched-chip", style={"background": color}),
+                    html.H3(scheduler),
+                    html.Span(spec.name, className="muted panel-subtitle", title=spec.paper),
+                    export,
+                ],
+            ),
+            html.Div(content.stats, id=ids.stats_id(scheduler), className="panel-stats"),
+        ],
+    )
+    body = html.Div(
+        className="panel-body",
+        children=[
+            html.Div(
+                [
+                    html.Div("Topology", className="pane-label"),
+                    cyto.Cytoscape(
+                        id=ids.dag_id(scheduler),
+                        elements=content.dag,
+                        layout=dag_layout,
+                        stylesheet=DAG_STYLESHEET,
+                        className="cyto cyto-dag",
+                        minZoom=0.3,
+                        maxZoom=2.5,
+                        autoungrabify=True,
+                        boxSelectionEnabled=False,
+                        style={"width": "100%", "height": "100%"},
+                    ),
+                ],
+                className="pane pane-dag",
+            ),
+            html.Div(
+                [
+                    html.Div("Placement: node › slot › executor", className="pane-label"),
+                    html.Div(content.note, id=ids.note_id(scheduler), className="pane-note"),
+                    cyto.Cytoscape(
+                        id=ids.map_id(scheduler),
+                        elements=content.placement,
+                        layout=map_layout,
+                        stylesheet=map_stylesheet(show_all_edges),
+                        className="cyto cyto-map",
+                        minZoom=0.1,
+                        maxZoom=4,
+                        autoungrabify=True,
+                        boxSelectionEnabled=False,
+                        style={"width": "100%", "height": "100%"},
+                    ),
+                ],
+                className="pane pane-map",
+            ),
+        ],
+    )
+    decisions = html.Details(
+        content.decisions, id=ids.decisions_id(scheduler), className="decisions"
+    )
     return html.Div([head, body, decisions], className="panel", **{"data-scheduler": scheduler})
 
 
-def frames(scenario_data: Mapping[str, Any] | None, selected: Sequence[str],
-           params: Mapping[str, Mapping[str, Any]] | None, rate: float | None,
-           show_all_edges: bool = False) -> list[html.Div]:
+def frames(
+    scenario_data: Mapping[str, Any] | None,
+    selected: Sequence[str],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float | None,
+    show_all_edges: bool = False,
+) -> list[html.Div]:
     """The panels of the selected schedulers, filled in when the scenario and rate are given."""
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
     if not chosen:
         return [html.Div("Pick at least one scheduler above.", className="empty-state")]
     text = canonical(scenario_data) if scenario_data and rate and rate > 0 else None
-    return [frame(s, colors[s], panel_content(text, s, canonical((params or {}).get(s, {})),
-                                              float(rate)) if text else None, show_all_edges)
-            for s in chosen]
+    return [
+        frame(
+            s,
+            colors[s],
+            panel_content(text, s, canonical((params or {}).get(s, {})), float(rate))
+            if text
+            else None,
+            show_all_edges,
+        )
+        for s in chosen
+    ]
 
 
 def legend() -> html.Div:
-    return html.Div(className="legend", children=[
-        html.Span([html.Span(className="swatch-line", style={"background": TRAFFIC_COLORS["inter_node"]}),
-                   "inter-node traffic"]),
-        html.Span([html.Span(className="swatch-line dashed",
-                             style={"borderColor": TRAFFIC_COLORS["inter_worker"]}),
-                   "inter-worker, same node"]),
-        html.Span([html.Span(className="swatch-box idle"), "idle slot"]),
-        html.Span([html.Span(className="swatch-dot"), "executor (its component's colour)"]),
-    ])
+    return html.Div(
+        className="legend",
+        children=[
+            html.Span(
+                [
+                    html.Span(
+                        className="swatch-line", style={"background": TRAFFIC_COLORS["inter_node"]}
+                    ),
+                    "inter-node traffic",
+                ]
+            ),
+            html.Span(
+                [
+                    html.Span(
+                        className="swatch-line dashed",
+                        style={"borderColor": TRAFFIC_COLORS["inter_worker"]},
+                    ),
+                    "inter-worker, same node",
+                ]
+            ),
+            html.Span([html.Span(className="swatch-box idle"), "idle slot"]),
+            html.Span([html.Span(className="swatch-dot"), "executor (its component's colour)"]),
+        ],
+    )
 
 
-def layout(scenario_data: Mapping[str, Any], selected: Sequence[str],
-           params: Mapping[str, Mapping[str, Any]], rate: float) -> html.Section:
-    return html.Section(className="section", children=[
-        html.Div(className="section-head", children=[
-            html.H2("Placements"),
-            html.Span("recomputed in process on every edit", className="muted timing"),
-            legend(),
-            dcc.Checklist(id=ids.ALL_EDGES, options=[{"label": " show inter-worker edges",
-                                                      "value": "all"}],
-                          value=[], className="toggle"),
-        ]),
-        html.Div(frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"),
-    ])
+def layout(
+    scenario_data: Mapping[str, Any],
+    selected: Sequence[str],
+    params: Mapping[str, Mapping[str, Any]],
+    rate: float,
+) -> html.Section:
+    return html.Section(
+        className="section",
+        children=[
+            html.Div(
+                className="section-head",
+                children=[
+                    html.H2("Placements"),
+                    html.Span("recomputed in process on every edit", className="muted timing"),
+                    legend(),
+                    dcc.Checklist(
+                        id=ids.ALL_EDGES,
+                        options=[{"label": " show inter-worker edges", "value": "all"}],
+                        value=[],
+                        className="toggle",
+                    ),
+                ],
+            ),
+            html.Div(
+                frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"
+            ),
+        ],
+    )
 
 
 @callback(
@@ -212,6 +220,8 @@ def show_panels(selected, scenario_data, params, rate, all_edges):
     Output({"type": ids.DAG_TYPE, "sched": MATCH}, "elements"),
     Output({"type": ids.MAP_TYPE, "sched": MATCH}, "elements"),
     Output({"type": ids.DECISIONS_TYPE, "sched": MATCH}, "children"),
+    Output({"type": ids.DAG_TYPE, "sched": MATCH}, "layout"),
+    Output({"type": ids.MAP_TYPE, "sched": MATCH}, "layout"),
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
@@ -223,9 +233,20 @@ def fill_panel(scenario_data, params, rate, panel):
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     scheduler = panel["sched"]
-    content = panel_content(canonical(scenario_data), scheduler,
-                            canonical((params or {}).get(scheduler, {})), float(rate))
-    return content.stats, content.note, content.dag, content.placement, content.decisions
+    content = panel_content(
+        canonical(scenario_data),
+        scheduler,
+        canonical((params or {}).get(scheduler, {})),
+        float(rate),
+    )
+    return (
+        content.stats,
+        content.note,
+        content.dag,
+        content.placement,
+        content.decisions,
+        *content.layouts(),
+    )
 
 
 @callback(
@@ -250,7 +271,10 @@ def export_image(clicks):
     if not target or not any(clicks):
         raise PreventUpdate
     options = {"full": True, "bg": "#ffffff"} | ({"scale": 2} if target["fmt"] == "png" else {})
-    request = {"type": target["fmt"], "action": "download", "options": options,
-               "filename": f"slotscope-{target['sched']}-{target['graph']}"}
+    request = {
+        "type": target["fmt"],
+        "action": "download",
+        "options": options,
+        "filename": f"slotscope-{target['sched']}-{target['graph']}",
+    }
     return (request, no_update) if target["graph"] == "dag" else (no_update, request)
-

@@ -43,8 +43,9 @@ def default_params(selected: Iterable[str]) -> dict[str, dict[str, Any]]:
     }
 
 
-def params_for(selected: Iterable[str], stored: Mapping[str, Mapping[str, Any]] | None
-               ) -> dict[str, dict[str, Any]]:
+def params_for(
+    selected: Iterable[str], stored: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, dict[str, Any]]:
     """Stored values where there are some, registry defaults elsewhere."""
     out = default_params(selected)
     for s, values in (stored or {}).items():

@@ -27,7 +27,15 @@ GRIDS = (NODES, COMPONENTS, STREAMS)
 
 COLUMNS: Mapping[str, tuple[str, ...]] = {
     NODES: ("id", "type", "sockets", "cores", "ghz", "flops_per_cycle", "ram_gb", "slots", "rack"),
-    COMPONENTS: ("id", "parallelism", "cpu_us", "selectivity", "tuple_bytes", "cpu_pct", "memory_mb"),
+    COMPONENTS: (
+        "id",
+        "parallelism",
+        "cpu_us",
+        "selectivity",
+        "tuple_bytes",
+        "cpu_pct",
+        "memory_mb",
+    ),
     STREAMS: ("from", "to", "grouping"),
 }
 DERIVED = ("processing_speed", "computation_power")
@@ -40,7 +48,11 @@ _SECTIONS = {
     STREAMS: ("topology", "streams"),
 }
 _PATH = re.compile(r"^(cluster\.nodes|topology\.components|topology\.streams)\[(\d+)\](?:\.(\w+))?")
-_GRID_OF_PATH = {"cluster.nodes": NODES, "topology.components": COMPONENTS, "topology.streams": STREAMS}
+_GRID_OF_PATH = {
+    "cluster.nodes": NODES,
+    "topology.components": COMPONENTS,
+    "topology.streams": STREAMS,
+}
 
 
 @dataclass(frozen=True)
@@ -145,7 +157,9 @@ def clear_marks(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in r.items() if not k.startswith(ERROR_PREFIX)} for r in rows]
 
 
-def mark(rows: Iterable[Mapping[str, Any]], cell: CellError | None, grid: str) -> list[dict[str, Any]]:
+def mark(
+    rows: Iterable[Mapping[str, Any]], cell: CellError | None, grid: str
+) -> list[dict[str, Any]]:
     """Rows with every old mark cleared and ``cell``'s message on its cell (if in ``grid``)."""
     out = clear_marks(rows)
     if cell is not None and cell.grid == grid and cell.row is not None and cell.row < len(out):
@@ -169,12 +183,28 @@ def new_row(grid: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A new row with documented defaults and a fresh id (streams start empty)."""
     ids = [str(r.get("id", "")) for r in rows]
     if grid == NODES:
-        row = {"id": _fresh_id("n", ids), "cores": 4, "ghz": 3.0, "slots": 2, "sockets": 1,
-               "flops_per_cycle": 16, "ram_gb": 16, "rack": "default"}
+        row = {
+            "id": _fresh_id("n", ids),
+            "cores": 4,
+            "ghz": 3.0,
+            "slots": 2,
+            "sockets": 1,
+            "flops_per_cycle": 16,
+            "ram_gb": 16,
+            "rack": "default",
+        }
         return with_derived({**row, ROW_ID: _row_id()})
     if grid == COMPONENTS:
-        return {"id": _fresh_id("c", ids), "parallelism": 1, "cpu_us": 10.0, "selectivity": 1.0,
-                "tuple_bytes": 200, "cpu_pct": 10.0, "memory_mb": 128.0, ROW_ID: _row_id()}
+        return {
+            "id": _fresh_id("c", ids),
+            "parallelism": 1,
+            "cpu_us": 10.0,
+            "selectivity": 1.0,
+            "tuple_bytes": 200,
+            "cpu_pct": 10.0,
+            "memory_mb": 128.0,
+            ROW_ID: _row_id(),
+        }
     return {"from": "", "to": "", "grouping": "shuffle", ROW_ID: _row_id()}
 
 

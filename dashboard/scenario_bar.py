@@ -27,15 +27,19 @@ from dashboard.transfer import (
 
 
 def _field(label: str, control: Any, class_name: str = "") -> html.Div:
-    return html.Div([html.Label(label, className="field-label"), control],
-                    className=f"field {class_name}".strip())
+    return html.Div(
+        [html.Label(label, className="field-label"), control],
+        className=f"field {class_name}".strip(),
+    )
 
 
 def _scheduler_option(sid: str, color: str) -> dict[str, Any]:
     spec = SCHEDULERS[sid]
     return {
-        "label": html.Span([html.Span(className="dot", style={"background": color}), sid],
-                           title=f"{spec.name} — {spec.paper}"),
+        "label": html.Span(
+            [html.Span(className="dot", style={"background": color}), sid],
+            title=f"{spec.name} — {spec.paper}",
+        ),
         "value": sid,
     }
 
@@ -43,20 +47,42 @@ def _scheduler_option(sid: str, color: str) -> dict[str, Any]:
 def _param_input(sid: str, param: Any, value: Any) -> html.Div:
     pid = ids.param_id(sid, param.name)
     if param.kind is bool:
-        control = dcc.Checklist(id=pid, options=[{"label": " on", "value": "on"}],
-                                value=["on"] if value else [], className="param-bool")
+        control = dcc.Checklist(
+            id=pid,
+            options=[{"label": " on", "value": "on"}],
+            value=["on"] if value else [],
+            className="param-bool",
+        )
     elif param.kind == "floats":
         text = ", ".join(f"{v:g}" for v in value or [])
-        control = dcc.Input(id=pid, type="text", value=text, debounce=True, placeholder="default",
-                            className="param-input")
+        control = dcc.Input(
+            id=pid,
+            type="text",
+            value=text,
+            debounce=True,
+            placeholder="default",
+            className="param-input",
+        )
     elif param.kind in (int, float):
-        control = dcc.Input(id=pid, type="number", value=value, debounce=True,
-                            min=param.minimum, max=param.maximum,
-                            step=1 if param.kind is int else "any", className="param-input")
+        control = dcc.Input(
+            id=pid,
+            type="number",
+            value=value,
+            debounce=True,
+            min=param.minimum,
+            max=param.maximum,
+            step=1 if param.kind is int else "any",
+            className="param-input",
+        )
     else:
-        control = dcc.Input(id=pid, type="text", value=value, debounce=True, className="param-input")
-    return html.Div([html.Label(param.name, title=param.description), control],
-                    className="param", title=param.description)
+        control = dcc.Input(
+            id=pid, type="text", value=value, debounce=True, className="param-input"
+        )
+    return html.Div(
+        [html.Label(param.name, title=param.description), control],
+        className="param",
+        title=param.description,
+    )
 
 
 def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]) -> list[Any]:
@@ -67,66 +93,138 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
         spec = SCHEDULERS.get(sid)
         if spec is None or not spec.params:
             continue
-        groups.append(html.Fieldset(
-            [html.Legend([html.Span(className="dot", style={"background": colors[sid]}), sid])]
-            + [_param_input(sid, p, values.get(sid, {}).get(p.name, p.default)) for p in spec.params],
-            className="param-group",
-        ))
+        groups.append(
+            html.Fieldset(
+                [html.Legend([html.Span(className="dot", style={"background": colors[sid]}), sid])]
+                + [
+                    _param_input(sid, p, values.get(sid, {}).get(p.name, p.default))
+                    for p in spec.params
+                ],
+                className="param-group",
+            )
+        )
     if not groups:
         return [html.P("The selected schedulers take no parameters.", className="muted")]
     return groups
 
 
-def layout(preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any],
-           rate: float) -> html.Section:
+def layout(
+    preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any], rate: float
+) -> html.Section:
     colors = registry.colors()
-    return html.Section(className="card bar", children=[
-        html.Div(className="bar-main", children=[
-            html.Div(className="bar-row", children=[
-                _field("Preset", dcc.Dropdown(
-                    id=ids.PRESET, value=preset_name, clearable=False,
-                    options=[{"label": name, "value": name, "title": desc}
-                             for name, (desc, _) in PRESETS.items()],
-                ), "field-preset"),
-                _field("Scenario file", html.Div(className="file-actions", children=[
-                    dcc.Upload(id=ids.UPLOAD, className="upload", max_size=UPLOAD_GUARD_BYTES,
-                               accept=".json,application/json",
-                               children=html.Span(["Drop or ", html.U("choose"), " a scenario JSON "
-                                                   f"(≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)"])),
-                    html.Button("Download", id=ids.DOWNLOAD_SCENARIO_BUTTON,
-                                className="btn btn-ghost",
-                                title="Download the scenario in force as JSON"),
-                    dcc.Download(id=ids.DOWNLOAD_SCENARIO),
-                ])),
-                _field("Offered rate (tuples/s per spout)", dcc.Input(
-                    id=ids.RATE, type="number", min=1, value=rate, debounce=True,
-                    className="rate-input",
-                )),
-            ]),
-            html.Div(className="bar-row", children=[
-                _field("Schedulers", dcc.Checklist(
-                    id=ids.SCHEDULERS, value=list(selected), inline=True, className="sched-pills",
-                    options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
-                ), "field-schedulers"),
-            ]),
-            html.Details(className="params", children=[
-                html.Summary("Scheduler parameters (registry defaults)"),
-                html.Div(params_area(selected, params), id=ids.PARAMS_AREA,
-                         className="param-groups"),
-                html.Div(id=ids.PARAMS_MESSAGE, className="message"),
-            ]),
-            html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
-        ]),
-        simulate.controls(),
-    ])
+    return html.Section(
+        className="card bar",
+        children=[
+            html.Div(
+                className="bar-main",
+                children=[
+                    html.Div(
+                        className="bar-row",
+                        children=[
+                            _field(
+                                "Preset",
+                                dcc.Dropdown(
+                                    id=ids.PRESET,
+                                    value=preset_name,
+                                    clearable=False,
+                                    options=[
+                                        {"label": name, "value": name, "title": desc}
+                                        for name, (desc, _) in PRESETS.items()
+                                    ],
+                                ),
+                                "field-preset",
+                            ),
+                            _field(
+                                "Scenario file",
+                                html.Div(
+                                    className="file-actions",
+                                    children=[
+                                        dcc.Upload(
+                                            id=ids.UPLOAD,
+                                            className="upload",
+                                            max_size=UPLOAD_GUARD_BYTES,
+                                            accept=".json,application/json",
+                                            children=html.Span(
+                                                [
+                                                    "Drop or ",
+                                                    html.U("choose"),
+                                                    " a scenario JSON "
+                                                    f"(≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)",
+                                                ]
+                                            ),
+                                        ),
+                                        html.Button(
+                                            "Download",
+                                            id=ids.DOWNLOAD_SCENARIO_BUTTON,
+                                            className="btn btn-ghost",
+                                            title="Download the scenario in force as JSON",
+                                        ),
+                                        dcc.Download(id=ids.DOWNLOAD_SCENARIO),
+                                    ],
+                                ),
+                            ),
+                            _field(
+                                "Offered rate (tuples/s per spout)",
+                                dcc.Input(
+                                    id=ids.RATE,
+                                    type="number",
+                                    min=1,
+                                    value=rate,
+                                    debounce=True,
+                                    className="rate-input",
+                                ),
+                            ),
+                        ],
+                    ),
+                    html.Div(
+                        className="bar-row",
+                        children=[
+                            _field(
+                                "Schedulers",
+                                dcc.Checklist(
+                                    id=ids.SCHEDULERS,
+                                    value=list(selected),
+                                    inline=True,
+                                    className="sched-pills",
+                                    options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
+                                ),
+                                "field-schedulers",
+                            ),
+                        ],
+                    ),
+                    html.Details(
+                        className="params",
+                        children=[
+                            html.Summary("Scheduler parameters (registry defaults)"),
+                            html.Div(
+                                params_area(selected, params),
+                                id=ids.PARAMS_AREA,
+                                className="param-groups",
+                            ),
+                            html.Div(id=ids.PARAMS_MESSAGE, className="message"),
+                        ],
+                    ),
+                    html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
+                ],
+            ),
+            simulate.controls(),
+        ],
+    )
 
 
 def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
     """What loading a scenario sets: base store, the three grids, W, ackers, rate."""
     rows = scenario_rows(scenario)
     topo = scenario.topology
-    return (scenario.to_json_dict(), rows["nodes"], rows["components"], rows["streams"],
-            topo.workers, topo.ackers, scenario.workload.rate)
+    return (
+        scenario.to_json_dict(),
+        rows["nodes"],
+        rows["components"],
+        rows["streams"],
+        topo.workers,
+        topo.ackers,
+        scenario.workload.rate,
+    )
 
 
 @callback(
@@ -144,7 +242,8 @@ def sync_url(search, preset_name, selected):
         return (
             no_update,
             want_preset if want_preset and want_preset != preset_name else no_update,
-            want_schedulers if want_schedulers is not None and want_schedulers != selected
+            want_schedulers
+            if want_schedulers is not None and want_schedulers != selected
             else no_update,
         )
     query = build_query(preset_name, selected or [])
@@ -216,9 +315,13 @@ def apply_params(values, param_ids, stored):
     for pid, value in zip(param_ids, values, strict=True):
         try:
             params.setdefault(pid["sched"], {})[pid["name"]] = registry.parse_param(
-                pid["sched"], pid["name"], value)
+                pid["sched"], pid["name"], value
+            )
         except SchedulerError as err:
             errors.append(str(err))
-    message = html.Span("; ".join(errors) + " — the previous value stays in force.",
-                        className="error") if errors else ""
+    message = (
+        html.Span("; ".join(errors) + " — the previous value stays in force.", className="error")
+        if errors
+        else ""
+    )
     return (params if params != stored else no_update), message

@@ -19,19 +19,18 @@ from core.comparison import MAX_REPLICAS, MAX_TUPLES, SettingsError, check_setti
 from core.schedulers import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import canonical, scenario_of
-from dashboard.jobs import CANCELLED, DONE, FAILED, job_pool, settings_key
+from dashboard.jobs import CANCELLED, DONE, FAILED, MASTER_CONFIG, job_pool, settings_key
 
-SWEEP_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
-DEFAULT_TUPLES = 20_000
+SWEEP_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
+DEFAULT_TUPLES = 10_000  # spout tuples per replica: a demo-speed default, raise it for tight p99
 POLL_MS = 300
-MASTER_CONFIG = "SLOTSCOPE_SPARK_MASTER"  # Flask config key set by ``run(master=...)``
 
 
 def sweep_rates(rate: float, sweep: bool) -> list[float]:
     """The offered rates to simulate: the rate itself, or a sweep around it.
 
     >>> sweep_rates(1000, True)
-    [250.0, 500.0, 1000.0, 1500.0, 2000.0, 3000.0]
+    [500.0, 1000.0, 1500.0, 2000.0, 3000.0]
     """
     if not sweep:
         return [float(rate)]
@@ -39,30 +38,72 @@ def sweep_rates(rate: float, sweep: bool) -> list[float]:
 
 
 def controls() -> html.Div:
-    return html.Div(className="sim-controls", children=[
-        html.Div(className="sim-buttons", children=[
-            html.Button("▶ Simulate", id=ids.SIMULATE, className="btn btn-primary",
-                        title="Run every selected scheduler through the simulator as one Spark job"),
-            html.Button("Cancel", id=ids.CANCEL, className="btn btn-ghost", disabled=True),
-        ]),
-        html.Div(className="sim-settings", children=[
-            dcc.Checklist(id=ids.SWEEP, options=[{"label": " rate sweep (¼× … 3×)", "value": "on"}],
-                          value=["on"], className="toggle"),
-            html.Label(["replicas ", dcc.Input(id=ids.REPLICAS, type="number", min=1,
-                                               max=MAX_REPLICAS, step=1, value=1,
-                                               className="small-input")]),
-            html.Label(["tuples ", dcc.Input(id=ids.TUPLES, type="number", min=1000,
-                                             max=MAX_TUPLES, step=1000, value=DEFAULT_TUPLES,
-                                             className="mid-input")],
-                       title="Spout tuples per replica (more: tighter percentiles, longer run)"),
-        ]),
-        html.Div(className="progress", children=[
-            html.Div(id=ids.PROGRESS_BAR, className="progress-bar", style={"width": "0%"}),
-        ]),
-        html.Div(id=ids.PROGRESS_LABEL, className="progress-label"),
-        html.Div(id=ids.SIM_MESSAGE, className="message", role="status"),
-        dcc.Interval(id=ids.POLL, interval=POLL_MS, disabled=True),
-    ])
+    return html.Div(
+        className="sim-controls",
+        children=[
+            html.Div(
+                className="sim-buttons",
+                children=[
+                    html.Button(
+                        "▶ Simulate",
+                        id=ids.SIMULATE,
+                        className="btn btn-primary",
+                        title="Run every selected scheduler through the simulator as one Spark job",
+                    ),
+                    html.Button("Cancel", id=ids.CANCEL, className="btn btn-ghost", disabled=True),
+                ],
+            ),
+            html.Div(
+                className="sim-settings",
+                children=[
+                    dcc.Checklist(
+                        id=ids.SWEEP,
+                        options=[{"label": " sweep ½×–3× rate", "value": "on"}],
+                        value=["on"],
+                        className="toggle",
+                    ),
+                    html.Label(
+                        [
+                            "replicas ",
+                            dcc.Input(
+                                id=ids.REPLICAS,
+                                type="number",
+                                min=1,
+                                max=MAX_REPLICAS,
+                                step=1,
+                                value=1,
+                                className="small-input",
+                            ),
+                        ]
+                    ),
+                    html.Label(
+                        [
+                            "tuples ",
+                            dcc.Input(
+                                id=ids.TUPLES,
+                                type="number",
+                                min=1000,
+                                max=MAX_TUPLES,
+                                step=1000,
+                                value=DEFAULT_TUPLES,
+                                className="mid-input",
+                            ),
+                        ],
+                        title="Spout tuples per replica (more: tighter percentiles, longer run)",
+                    ),
+                ],
+            ),
+            html.Div(
+                className="progress",
+                children=[
+                    html.Div(id=ids.PROGRESS_BAR, className="progress-bar", style={"width": "0%"}),
+                ],
+            ),
+            html.Div(id=ids.PROGRESS_LABEL, className="progress-label"),
+            html.Div(id=ids.SIM_MESSAGE, className="message", role="status"),
+            dcc.Interval(id=ids.POLL, interval=POLL_MS, disabled=True),
+        ],
+    )
 
 
 def _bar(done: int, total: int, state: str = "running") -> dict[str, str]:
@@ -79,15 +120,32 @@ def _done_label(status: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
     tasks = engine.get("tasks", status["total"])
     where = f" on {engine['master']}" if engine.get("master") else ""
     if status["cached"]:
-        return f"{tasks} / {tasks} tasks · from the cache (ran{where} in {engine.get('wall_s', 0):.1f} s)"
+        ran = f"ran{where} in {engine.get('wall_s', 0):.1f} s"
+        return f"{tasks} / {tasks} tasks · from the cache ({ran})"
     return f"{tasks} / {tasks} tasks · {status['elapsed_s']:.1f} s{where}"
 
 
-def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], rates: list[float],
-                replicas: int, tuples: int, master: str | None):
+def _comparison(
+    scenario_text: str,
+    schedulers: Sequence[tuple[str, dict]],
+    rates: list[float],
+    replicas: int,
+    tuples: int,
+    master: str | None,
+):
     def work(job_group: str, progress) -> dict[str, Any]:
-        return spark.run_comparison(scenario_of(scenario_text), schedulers, rates, replicas, tuples,
-                                    seed=0, master=master, job_group=job_group, progress=progress)
+        return spark.run_comparison(
+            scenario_of(scenario_text),
+            schedulers,
+            rates,
+            replicas,
+            tuples,
+            seed=0,
+            master=master,
+            job_group=job_group,
+            progress=progress,
+        )
+
     return work
 
 
@@ -110,13 +168,20 @@ def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], rate
         "sweep": State(ids.SWEEP, "value"),
         "replicas": State(ids.REPLICAS, "value"),
         "tuples": State(ids.TUPLES, "value"),
+        "shown": State(ids.JOB_STORE, "data"),
     },
     prevent_initial_call=True,
 )
-def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, tuples):
+def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, tuples, shown):
     """Submit the comparison (or take it from the cache) and start polling."""
-    unchanged = {"job": no_update, "poll": no_update, "results": no_update,
-                 "buttons": (no_update, no_update), "bar": no_update, "label": no_update}
+    unchanged = {
+        "job": no_update,
+        "poll": no_update,
+        "results": no_update,
+        "buttons": (no_update, no_update),
+        "bar": no_update,
+        "label": no_update,
+    }
     chosen = [s for s in SCHEDULERS if s in (selected or [])]
     try:
         if not chosen:
@@ -126,23 +191,50 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
         rates = sweep_rates(rate, bool(sweep))
         check_settings(rates, int(replicas or 0), int(tuples or 0))
     except SettingsError as err:
-        return {**unchanged, "message": html.Div(f"Not started: {err}", className="alert alert-error")}
+        return {
+            **unchanged,
+            "message": html.Div(f"Not started: {err}", className="alert alert-error"),
+        }
     master = current_app.config.get(MASTER_CONFIG)
     schedulers = [(s, dict((params or {}).get(s, {}))) for s in chosen]
-    settings = {"schedulers": schedulers, "rates": rates, "replicas": int(replicas),
-                "tuples": int(tuples), "seed": 0, "master": master}
+    settings = {
+        "schedulers": schedulers,
+        "rates": rates,
+        "replicas": int(replicas),
+        "tuples": int(tuples),
+        "seed": 0,
+        "master": master,
+    }
     pool = job_pool()
     text = canonical(scenario)
-    job_id = pool.submit(settings_key(scenario, settings),
-                         _comparison(text, schedulers, rates, int(replicas), int(tuples), master))
+    key = settings_key(scenario, settings)
+    job_id = pool.submit(
+        key,
+        _comparison(text, schedulers, rates, int(replicas), int(tuples), master),
+    )
     status = pool.status(job_id)
-    job = {"id": job_id, "rate": float(rate)}
+    job = {"id": job_id, "rate": float(rate), "key": key}
     if status["state"] == DONE:
         doc = pool.result(job_id)
-        return {"job": job, "poll": True, "message": "", "results": _pack(doc, float(rate)),
-                "buttons": (False, True), "bar": _bar(1, 1, DONE), "label": _done_label(status, doc)}
-    return {"job": job, "poll": False, "message": "", "results": no_update, "buttons": (True, False),
-            "bar": _bar(0, 0), "label": "Starting the Spark job…"}
+        same = bool(shown) and shown.get("key") == key  # these results are on screen already
+        return {
+            "job": job,
+            "poll": True,
+            "message": "",
+            "results": no_update if same else _pack(doc, float(rate)),
+            "buttons": (False, True),
+            "bar": _bar(1, 1, DONE),
+            "label": _done_label(status, doc),
+        }
+    return {
+        "job": job,
+        "poll": False,
+        "message": "",
+        "results": no_update,
+        "buttons": (True, False),
+        "bar": _bar(0, 0),
+        "label": "Starting the Spark job…",
+    }
 
 
 @callback(
@@ -152,8 +244,10 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
         "results": Output(ids.RESULTS_STORE, "data", allow_duplicate=True),
         "poll": Output(ids.POLL, "disabled", allow_duplicate=True),
         "message": Output(ids.SIM_MESSAGE, "children", allow_duplicate=True),
-        "buttons": (Output(ids.SIMULATE, "disabled", allow_duplicate=True),
-                    Output(ids.CANCEL, "disabled", allow_duplicate=True)),
+        "buttons": (
+            Output(ids.SIMULATE, "disabled", allow_duplicate=True),
+            Output(ids.CANCEL, "disabled", allow_duplicate=True),
+        ),
     },
     inputs={"tick": Input(ids.POLL, "n_intervals"), "job": State(ids.JOB_STORE, "data")},
     prevent_initial_call=True,
@@ -164,23 +258,46 @@ def poll_job(tick, job):
     status = pool.status(job["id"]) if job else None
     stopped = {"poll": True, "buttons": (False, True), "results": no_update}
     if status is None:
-        return {**stopped, "bar": _bar(0, 0), "label": "",
-                "message": html.Div("The simulation is no longer known to the server.",
-                                    className="alert alert-error")}
+        return {
+            **stopped,
+            "bar": _bar(0, 0),
+            "label": "",
+            "message": html.Div(
+                "The simulation is no longer known to the server.", className="alert alert-error"
+            ),
+        }
     if status["state"] == DONE:
         doc = pool.result(job["id"])
-        return {**stopped, "results": _pack(doc, job["rate"]), "bar": _bar(1, 1, DONE),
-                "label": _done_label(status, doc), "message": ""}
+        return {
+            **stopped,
+            "results": _pack(doc, job["rate"]),
+            "bar": _bar(1, 1, DONE),
+            "label": _done_label(status, doc),
+            "message": "",
+        }
     if status["state"] in (FAILED, CANCELLED):
         kind = "alert-warn" if status["state"] == CANCELLED else "alert-error"
         text = status["message"] + " The placements and earlier results are unaffected."
-        return {**stopped, "bar": _bar(0, 0), "label": "",
-                "message": html.Div(text, className=f"alert {kind}")}
+        return {
+            **stopped,
+            "bar": _bar(0, 0),
+            "label": "",
+            "message": html.Div(text, className=f"alert {kind}"),
+        }
     done, total = status["done"], status["total"]
-    label = (f"{done} / {total} tasks · {status['elapsed_s']:.1f} s" if total
-             else f"Starting the Spark job… {status['elapsed_s']:.1f} s")
-    return {"poll": False, "buttons": (no_update, no_update), "results": no_update,
-            "bar": _bar(done, total), "label": label, "message": status["message"] or no_update}
+    label = (
+        f"{done} / {total} tasks · {status['elapsed_s']:.1f} s"
+        if total
+        else f"Starting the Spark job… {status['elapsed_s']:.1f} s"
+    )
+    return {
+        "poll": False,
+        "buttons": (no_update, no_update),
+        "results": no_update,
+        "bar": _bar(done, total),
+        "label": label,
+        "message": status["message"] or no_update,
+    }
 
 
 @callback(

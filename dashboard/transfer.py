@@ -73,5 +73,8 @@ def scenario_download(data: Mapping[str, Any], rate: float | None) -> dict[str, 
     if rate:
         doc.setdefault("workload", {})["rate"] = rate
     name = str(doc.get("name") or "scenario").replace("/", "_")
-    return {"content": json.dumps(doc, indent=2), "filename": f"{name}.json",
-            "type": "application/json"}
+    return {
+        "content": json.dumps(doc, indent=2),
+        "filename": f"{name}.json",
+        "type": "application/json",
+    }

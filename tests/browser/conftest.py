@@ -13,10 +13,17 @@ import os
 import tempfile
 
 import pytest
-from duo_helpers import executor_count, wait_until
+
+from browser.duo_helpers import executor_count, wait_until
 
 # Results of these tests go to a cache of their own, never the user's.
 os.environ.setdefault("SLOTSCOPE_CACHE_DIR", tempfile.mkdtemp(prefix="slotscope-test-cache-"))
+
+from dashboard.app import server  # noqa: E402  (after the cache directory is chosen)
+from dashboard.jobs import WARM_ON_VISIT_CONFIG  # noqa: E402
+
+# Spark starts in ``warm_spark``, before any server: dash_duo kills what starts after it.
+server.config[WARM_ON_VISIT_CONFIG] = False
 
 SPARK_MASTER = "local[2]"
 
@@ -38,14 +45,13 @@ def pytest_setup_options():
 def warm_spark():
     """Spark (local[2]) and the job pool's threads, started before any dash_duo server."""
     from core import spark
-    from dashboard.app import server
-    from dashboard.jobs import job_pool, warm_up
+    from dashboard.jobs import MASTER_CONFIG, job_pool, warm_up
 
     try:
         warm_up(SPARK_MASTER)
     except spark.SparkUnavailable as err:
         pytest.skip(f"Spark is not available here: {err}")
-    server.config["SLOTSCOPE_SPARK_MASTER"] = SPARK_MASTER
+    server.config[MASTER_CONFIG] = SPARK_MASTER
     job_pool(server).prestart()
     return SPARK_MASTER
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+
 
 def wait_until(condition, timeout: float = 15.0, interval: float = 0.1, message: str = ""):
     """Poll ``condition`` until it is truthy; return its value or fail the test."""
@@ -20,13 +22,15 @@ def wait_until(condition, timeout: float = 15.0, interval: float = 0.1, message:
 
 
 def _cy(scheduler: str, kind: str) -> str:
-    key = '{"sched":"%s","type":"%s"}' % (scheduler, kind)
+    key = json.dumps({"sched": scheduler, "type": kind}, separators=(",", ":"))
     return f"document.getElementById({key!r})._cyreg.cy"
 
 
 def executor_count(duo, scheduler: str) -> int:
     """Executor dots in a scheduler's placement map (read from cytoscape itself)."""
-    return duo.driver.execute_script(f"return {_cy(scheduler, 'placement-map')}.nodes('.executor').length")
+    return duo.driver.execute_script(
+        f"return {_cy(scheduler, 'placement-map')}.nodes('.executor').length"
+    )
 
 
 def executor_slots(duo, scheduler: str) -> dict[str, str]:
@@ -47,9 +51,13 @@ def edit_cell(duo, grid_id: str, row: int, column: str, value) -> None:
     """Type a value into an AG Grid cell (single-click editing) and commit it with Enter."""
     from selenium.webdriver.common.keys import Keys
 
-    selector = f'#{grid_id} .ag-center-cols-container .ag-row[row-index="{row}"] [col-id="{column}"]'
+    selector = (
+        f'#{grid_id} .ag-center-cols-container .ag-row[row-index="{row}"] [col-id="{column}"]'
+    )
     if column == "id":
-        selector = f'#{grid_id} .ag-pinned-left-cols-container .ag-row[row-index="{row}"] [col-id="id"]'
+        selector = (
+            f'#{grid_id} .ag-pinned-left-cols-container .ag-row[row-index="{row}"] [col-id="id"]'
+        )
     cell = duo.wait_for_element(selector)
     cell.click()
     editor = wait_until(lambda: cell.find_element("css selector", "input"))
@@ -61,4 +69,31 @@ def edit_cell(duo, grid_id: str, row: int, column: str, value) -> None:
 def cell_element(duo, grid_id: str, row: int, column: str):
     return duo.find_element(
         f'#{grid_id} .ag-center-cols-container .ag-row[row-index="{row}"] [col-id="{column}"]'
+    )
+
+
+def click(duo, selector_or_element) -> None:
+    """Click an element after scrolling it to the middle of the window (clear of the sticky
+    top bar)."""
+    element = (
+        duo.find_element(selector_or_element)
+        if isinstance(selector_or_element, str)
+        else selector_or_element
+    )
+    duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def edge_display(duo, scheduler: str, kind: str) -> list[str]:
+    """The CSS display of a placement map's edges of one kind (inter-node, inter-worker)."""
+    return duo.driver.execute_script(
+        f"return {_cy(scheduler, 'placement-map')}.edges('.{kind}')"
+        ".map(function (e) { return e.style('display'); })"
+    )
+
+
+def dag_positions(duo, scheduler: str) -> dict[str, tuple[float, float]]:
+    return duo.driver.execute_script(
+        f"var o = {{}}; {_cy(scheduler, 'dag')}.nodes().forEach(function (n) {{"
+        " o[n.id()] = [Math.round(n.position('x')), Math.round(n.position('y'))]; }); return o;"
     )

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from duo_helpers import (
+
+from browser.duo_helpers import (
     cell_element,
+    click,
     dag_labels,
+    dag_positions,
+    edge_display,
     edit_cell,
     executor_count,
     executor_slots,
     wait_until,
 )
-
 from core.presets import preset
 from dashboard import ids
 from dashboard.registry import default_selection
@@ -37,6 +41,20 @@ def test_every_scheduler_gets_a_dag_and_a_placement_headless(page):
     assert "preset=wordcount" in page.driver.current_url
     assert page.get_logs() == []
 
+    assert set(edge_display(page, "top-storm", "inter-node")) == {"element"}
+    assert set(edge_display(page, "top-storm", "inter-worker")) == {"none"}
+    click(page, f"#{ids.ALL_EDGES} input")
+    wait_until(lambda: set(edge_display(page, "top-storm", "inter-worker")) == {"element"})
+
+    pill = next(
+        p
+        for p in page.find_elements(f"#{ids.SCHEDULERS} label")
+        if p.get_attribute("textContent").strip() == "even"
+    )
+    click(page, pill)  # deselect even: its panel goes, and the URL follows
+    wait_until(lambda: _panel_schedulers(page) == selected[1:])
+    wait_until(lambda: "schedulers=" + "%2C".join(selected[1:]) in page.driver.current_url)
+
 
 def test_editing_cores_and_parallelism_changes_the_placements(page):
     before = executor_slots(page, "top-storm")
@@ -50,6 +68,17 @@ def test_editing_cores_and_parallelism_changes_the_placements(page):
     wait_until(lambda: executor_count(page, "even") == 36)
     assert "split\n×16" in dag_labels(page, "even")
 
+    toolbar = page.find_elements(".editor-topology .grid-toolbar")[0]  # the components'
+    click(
+        page, next(b for b in toolbar.find_elements("css selector", "button") if b.text == "+ Add")
+    )
+    wait_until(lambda: executor_count(page, "even") == 37)  # a new spout c1 x1
+    positions = wait_until(
+        lambda: len(dag_positions(page, "even")) == 5 and dag_positions(page, "even")
+    )
+    assert positions["c:c1"] != [0, 0]  # the DAG was laid out again (new nodes sit at 0, 0)
+    assert len(set(map(tuple, positions.values()))) == 5
+
 
 def test_an_invalid_edit_is_marked_and_the_last_placement_stays(page):
     before = executor_slots(page, "even")
@@ -57,15 +86,20 @@ def test_an_invalid_edit_is_marked_and_the_last_placement_stays(page):
     message = wait_until(lambda: page.find_element(f"#{ids.EDIT_MESSAGE}").text)
     assert "topology.components[1].parallelism" in message
     assert "greater than or equal to 1" in message
-    wait_until(lambda: "cell-invalid" in cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism")
-               .get_attribute("class"))
+    wait_until(
+        lambda: (
+            "cell-invalid"
+            in cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism").get_attribute("class")
+        )
+    )
     assert executor_slots(page, "even") == before
 
     edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 4)  # a valid value clears the mark
     wait_until(lambda: executor_count(page, "even") == 24)
     wait_until(lambda: page.find_element(f"#{ids.EDIT_MESSAGE}").text == "")
-    assert "cell-invalid" not in cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism") \
-        .get_attribute("class")
+    assert "cell-invalid" not in cell_element(
+        page, ids.COMPONENTS_GRID, 1, "parallelism"
+    ).get_attribute("class")
 
 
 def test_a_bad_upload_is_refused_with_a_message(page, tmp_path):
@@ -84,3 +118,32 @@ def test_a_bad_upload_is_refused_with_a_message(page, tmp_path):
     wait_until(lambda: "the topology has a cycle" in page.find_element(f"#{ids.BAR_MESSAGE}").text)
     assert page.find_element(f"#{ids.SCENARIO_TITLE}").text == "wordcount"
     assert executor_count(page, "even") == 28
+
+    page.select_dcc_dropdown(f"#{ids.PRESET}", value="lf-linear")  # a preset replaces it all
+    wait_until(lambda: page.find_element(f"#{ids.SCENARIO_TITLE}").text == "lf-linear")
+    wait_until(lambda: executor_count(page, "even") == 8)
+    assert page.find_element(f"#{ids.BAR_MESSAGE}").text == ""
+    assert "preset=lf-linear" in page.driver.current_url
+
+
+def test_a_panel_exports_png_and_svg_and_the_scenario_downloads(page):
+    download = Path(page.download_path)
+    for label, name in (
+        ("Placement PNG", "slotscope-top-storm-map.png"),
+        ("Topology SVG", "slotscope-top-storm-dag.svg"),
+    ):
+        click(page, '.panel[data-scheduler="top-storm"] .export-menu summary')
+        menu = page.find_element('.panel[data-scheduler="top-storm"] .export-menu .menu')
+        buttons = menu.find_elements("css selector", "button")
+        click(page, next(b for b in buttons if b.get_attribute("textContent") == label))
+        wait_until(
+            lambda name=name: (download / name).exists() and (download / name).stat().st_size
+        )
+    assert (download / "slotscope-top-storm-map.png").read_bytes()[:4] == b"\x89PNG"
+    assert b"<svg" in (download / "slotscope-top-storm-dag.svg").read_bytes()[:400]
+
+    click(page, f"#{ids.DOWNLOAD_SCENARIO_BUTTON}")
+    saved = wait_until(
+        lambda: (download / "wordcount.json").exists() and download / "wordcount.json"
+    )
+    assert json.loads(saved.read_text())["workload"]["rate"] == preset("wordcount").workload.rate

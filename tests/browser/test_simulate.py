@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from duo_helpers import wait_until
 
+from browser.duo_helpers import click, wait_until
 from dashboard import ids
 from dashboard.registry import default_selection
 from dashboard.simulate import SWEEP_FACTORS
@@ -14,6 +15,7 @@ from dashboard.simulate import SWEEP_FACTORS
 pytestmark = pytest.mark.browser
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+SHOWN = ("even", "top-storm", "hetero", "slotscope")  # the schedulers the screenshot shows
 
 
 def _traces(duo, chart_id: str) -> int:
@@ -24,9 +26,16 @@ def _traces(duo, chart_id: str) -> int:
 
 
 def _simulate(duo, timeout: float = 60):
-    duo.find_element(f"#{ids.SIMULATE}").click()
-    return wait_until(lambda: _traces(duo, ids.CHART_THROUGHPUT) > 0, timeout=timeout,
-                      message="the charts did not fill")
+    click(duo, f"#{ids.SIMULATE}")
+    return wait_until(
+        lambda: _traces(duo, ids.CHART_THROUGHPUT) > 0,
+        timeout=timeout,
+        message="the charts did not fill",
+    )
+
+
+def _saved(path: Path):
+    return path if path.exists() and path.stat().st_size else None
 
 
 def _set_number(duo, element_id: str, value: int) -> None:
@@ -51,19 +60,31 @@ def test_simulate_fills_every_chart_and_the_progress_bar(warm_spark, page):
     assert "Spark tasks on local[2]" in page.find_element(f"#{ids.ENGINE_INFO}").text
 
     _simulate(page, timeout=5)  # the same run again comes from the cache
-    wait_until(lambda: "from the cache" in page.find_element(f"#{ids.PROGRESS_LABEL}").text,
-               timeout=5)
+    wait_until(
+        lambda: "from the cache" in page.find_element(f"#{ids.PROGRESS_LABEL}").text, timeout=5
+    )
+
+    download = Path(page.download_path)
+    click(page, f"#{ids.DOWNLOAD_CSV_BUTTON}")
+    csv_file = wait_until(lambda: _saved(download / "slotscope-results.csv"))
+    lines = csv_file.read_text().splitlines()
+    assert "latency_ms.p99" in lines[0].split(",") and len(lines) == 1 + tasks
+    click(page, f"#{ids.DOWNLOAD_JSON_BUTTON}")
+    json_file = wait_until(lambda: _saved(download / "slotscope-results.json"))
+    assert len(json.loads(json_file.read_text())["results"]) == tasks
 
 
 def test_screenshot_of_wordcount_with_results(warm_spark, page):
-    _simulate(page)
-    page.driver.set_window_size(1600, 2300)
+    """docs/screenshot.png, shown by the README: a shared link to WordCount, four schedulers."""
+    page.driver.set_window_size(1600, 2650)
+    page.driver.get(f"{page.server_url}/?preset=wordcount&schedulers={','.join(SHOWN)}")
+    wait_until(lambda: len(page.find_elements(".panel")) == len(SHOWN))
     page.driver.execute_script("document.querySelector('.editors').open = false;")
-    wait_until(lambda: _traces(page, ids.CHART_MEMORY) > 0)
+    _simulate(page)
+    wait_until(lambda: _traces(page, ids.CHART_MEMORY) == len(SHOWN))
     page.driver.execute_script("window.scrollTo(0, 0)")
-    page.driver.execute_script("window.dispatchEvent(new Event('resize'))")
     SCREENSHOT.parent.mkdir(exist_ok=True)
-    wait_until(lambda: page.driver.save_screenshot(str(SCREENSHOT)))
+    assert page.driver.save_screenshot(str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 100_000
 
 
@@ -71,12 +92,17 @@ def test_cancel_stops_a_long_job_and_the_page_stays_usable(warm_spark, page):
     _set_number(page, ids.REPLICAS, 16)
     _set_number(page, ids.TUPLES, 2_000_000)
     page.find_element(f"#{ids.SIMULATE}").click()
-    wait_until(lambda: " tasks · " in page.find_element(f"#{ids.PROGRESS_LABEL}").text
-               or "Starting" in page.find_element(f"#{ids.PROGRESS_LABEL}").text)
+    wait_until(
+        lambda: (
+            " tasks · " in page.find_element(f"#{ids.PROGRESS_LABEL}").text
+            or "Starting" in page.find_element(f"#{ids.PROGRESS_LABEL}").text
+        )
+    )
     wait_until(lambda: page.find_element(f"#{ids.CANCEL}").is_enabled())
     page.find_element(f"#{ids.CANCEL}").click()
-    wait_until(lambda: "Simulation cancelled" in page.find_element(f"#{ids.SIM_MESSAGE}").text,
-               timeout=30)
+    wait_until(
+        lambda: "Simulation cancelled" in page.find_element(f"#{ids.SIM_MESSAGE}").text, timeout=30
+    )
     assert page.find_element(f"#{ids.SIMULATE}").is_enabled()
     assert page.find_element(f"#{ids.CANCEL}").get_attribute("disabled") is not None
     assert len(page.find_elements(".panel")) == len(default_selection())

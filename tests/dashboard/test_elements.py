@@ -67,8 +67,11 @@ def test_nodes_without_executors_are_marked_unused(pair):
 
 def test_inter_node_edges_are_flagged_and_weighted_by_links(pair):
     placement = {"a#0": ("n1", 0), "a#1": ("n1", 0), "b#0": ("n2", 0), "b#1": ("n1", 1)}
-    edges = {(e["data"]["source"], e["data"]["target"]): e for e in _map(pair, placement)
-             if "traffic" in e["classes"]}
+    edges = {
+        (e["data"]["source"], e["data"]["target"]): e
+        for e in _map(pair, placement)
+        if "traffic" in e["classes"]
+    }
     assert set(edges) == {("slot:n1:0", "slot:n2:0"), ("slot:n1:0", "slot:n1:1")}
     assert "inter-node" in edges[("slot:n1:0", "slot:n2:0")]["classes"]
     assert "inter-worker" in edges[("slot:n1:0", "slot:n1:1")]["classes"]
@@ -93,8 +96,13 @@ def test_local_or_shuffle_stays_in_a_worker_that_holds_a_target(build):
 
 def test_global_grouping_feeds_executor_zero_only(build):
     sc = build([("a", 2), ("b", 3)], [("a", "b", "global")], nodes=[("n1", 1), ("n2", 1)])
-    placement = {"a#0": ("n1", 0), "a#1": ("n1", 0), "b#0": ("n2", 0), "b#1": ("n1", 0),
-                 "b#2": ("n1", 0)}
+    placement = {
+        "a#0": ("n1", 0),
+        "a#1": ("n1", 0),
+        "b#0": ("n2", 0),
+        "b#1": ("n1", 0),
+        "b#2": ("n1", 0),
+    }
     assert slot_links(build_graph(sc), placement) == {(("n1", 0), ("n2", 0)): 2}
 
 
@@ -130,3 +138,30 @@ def test_grid_columns_fill_a_wide_viewport():
     assert best_columns(5, 100, 100, aspect=2.0) == 3
     assert best_columns(1, 100, 100) == 1
     assert best_columns(8, 400, 50, aspect=1.0) == 1
+
+
+def _slot_positions(scenario, placement):
+    return {
+        e["data"]["id"]: e["position"]
+        for e in _map(scenario, placement)
+        if "slot" in e["classes"].split()
+    }
+
+
+def test_every_schedulers_map_of_a_scenario_has_the_same_geometry():
+    sc = preset("wordcount")
+    even = _slot_positions(sc, run_scheduler(sc, "even").placement())
+    packed = _slot_positions(sc, run_scheduler(sc, "top-storm").placement())
+    assert even == packed and len(even) == 20
+
+
+def test_a_crowded_slot_packs_smaller_dots_inside_its_box(pair):
+    crowded = {e: ("n1", 0) for e in ("a#0", "a#1", "b#0", "b#1")}  # share is 1 per slot
+    elements = _map(pair, crowded)
+    slot = next(e for e in elements if e["data"]["id"] == "slot:n1:0")
+    dots = _by_class(elements, "executor")
+    assert all(d["data"]["d"] < 10 for d in dots)
+    half_w, half_h = slot["data"]["w"] / 2, slot["data"]["h"] / 2
+    for d in dots:
+        assert abs(d["position"]["x"] - slot["position"]["x"]) <= half_w
+        assert abs(d["position"]["y"] - slot["position"]["y"]) <= half_h

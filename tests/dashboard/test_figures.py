@@ -22,20 +22,39 @@ from dashboard.figures import (
 COLORS = {"even": "#111111", "lf": "#222222", "top-storm": "#333333"}
 
 
-def row(scheduler, rate=1000.0, throughput=900.0, p=(1.0, 2.0, 3.0), replica=0, nodes=2, slots=3,
-        cpu=None, memory=None, traffic=(10.0, 20.0, 30.0), **extra):
+def row(
+    scheduler,
+    rate=1000.0,
+    throughput=900.0,
+    p=(1.0, 2.0, 3.0),
+    replica=0,
+    nodes=2,
+    slots=3,
+    cpu=None,
+    memory=None,
+    traffic=(10.0, 20.0, 30.0),
+    **extra,
+):
     """A result row of the simulate contract with the numbers a test cares about."""
     return {
-        "scheduler": scheduler, "rate": rate, "replica": replica, "status": "ok",
-        "throughput": throughput, "sink_throughput": throughput / 2, "max_rate": 5000.0,
-        "saturated": False, "bottleneck": "node n1 CPU",
+        "scheduler": scheduler,
+        "rate": rate,
+        "replica": replica,
+        "status": "ok",
+        "throughput": throughput,
+        "sink_throughput": throughput / 2,
+        "max_rate": 5000.0,
+        "saturated": False,
+        "bottleneck": "node n1 CPU",
         "latency_ms": {"p50": p[0], "p95": p[1], "p99": p[2], "mean": p[0], "max": p[2] * 2},
-        "nodes_used": nodes, "slots_used": slots,
+        "nodes_used": nodes,
+        "slots_used": slots,
         "cpu_util": cpu or {"n1": 0.5, "n2": 0.25},
         "memory_mb": memory or {"n1": 768.0, "n2": 256.0},
         "traffic": dict(zip(("intra_worker", "inter_worker", "inter_node"), traffic, strict=True)),
         "traffic_bytes": {"intra_worker": 0, "inter_worker": 0, "inter_node": 0},
-        "placement_ms": 1.0, **extra,
+        "placement_ms": 1.0,
+        **extra,
     }
 
 
@@ -45,12 +64,25 @@ def rows():
     return [
         row("even", throughput=800.0, p=(1.0, 2.0, 4.0)),
         row("even", throughput=1000.0, p=(1.0, 2.0, 6.0), replica=1),
-        row("lf", throughput=1200.0, p=(0.5, 1.0, 2.0), nodes=1, slots=1,
-            cpu={"n1": 0.9, "n2": 0.0}, traffic=(60.0, 0.0, 0.0)),
+        row(
+            "lf",
+            throughput=1200.0,
+            p=(0.5, 1.0, 2.0),
+            nodes=1,
+            slots=1,
+            cpu={"n1": 0.9, "n2": 0.0},
+            traffic=(60.0, 0.0, 0.0),
+        ),
         row("even", rate=2000.0, throughput=1500.0, p=(2.0, 4.0, 8.0)),
         row("lf", rate=2000.0, throughput=2400.0, p=(1.0, 2.0, 3.0)),
-        {"scheduler": "top-storm", "rate": 1000.0, "replica": 0, "status": "not-enough-resources",
-         "message": "no room", "placement_ms": 0.1},
+        {
+            "scheduler": "top-storm",
+            "rate": 1000.0,
+            "replica": 0,
+            "status": "not-enough-resources",
+            "message": "no room",
+            "placement_ms": 0.1,
+        },
     ]
 
 

@@ -10,7 +10,10 @@ import pytest
 from core import spark
 from dashboard.jobs import CANCELLED, DONE, FAILED, JobPool, settings_key
 
-DOC = {"engine": {"tasks": 2, "master": "local[2]", "wall_s": 0.1}, "results": [{"scheduler": "even"}]}
+DOC = {
+    "engine": {"tasks": 2, "master": "local[2]", "wall_s": 0.1},
+    "results": [{"scheduler": "even"}],
+}
 
 
 def wait_for(condition, timeout: float = 5.0) -> None:

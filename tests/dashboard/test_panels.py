@@ -8,7 +8,8 @@ import pytest
 
 from core.presets import PRESETS, preset
 from dashboard.compute import canonical, evaluate, headline
-from dashboard.panels import frames, panel_content
+from dashboard.panel_content import panel_content
+from dashboard.panels import frames
 from dashboard.registry import default_params, default_selection
 
 REFRESH_BUDGET_MS = 300  # server time of a placement refresh of the demo preset, all panels
@@ -16,11 +17,16 @@ REFRESH_BUDGET_MS = 300  # server time of a placement refresh of the demo preset
 
 def _contents(name: str, rate_factor: float = 1.0):
     data = preset(name).to_json_dict()
-    data["workload"] = {**data.get("workload", {}), "rate": rate_factor * preset(name).workload.rate}
+    data["workload"] = {
+        **data.get("workload", {}),
+        "rate": rate_factor * preset(name).workload.rate,
+    }
     text = canonical(data)
     params = default_params(default_selection())
-    return {s: panel_content(text, s, canonical(params[s]), data["workload"]["rate"])
-            for s in default_selection()}
+    return {
+        s: panel_content(text, s, canonical(params[s]), data["workload"]["rate"])
+        for s in default_selection()
+    }
 
 
 @pytest.mark.parametrize("name", [n for n in PRESETS if not n.endswith("-x10")])

@@ -19,7 +19,9 @@ def _upload(raw: bytes) -> str:
 def test_the_url_round_trips_preset_and_schedulers():
     query = build_query("wordcount", ["even", "top-storm"])
     assert parse_query(query, ["wordcount"], ["even", "lf", "top-storm"]) == (
-        "wordcount", ["even", "top-storm"])
+        "wordcount",
+        ["even", "top-storm"],
+    )
 
 
 def test_the_url_ignores_what_it_does_not_know():

@@ -1,0 +1,144 @@
+"""What a panel shows: headline figures, graphs and decisions of one placement.
+
+Pure builders over :func:`dashboard.compute.evaluate`, memoised like it; the
+panels feature (``dashboard.panels``) lays them out and refreshes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from dash import html
+
+from dashboard.colors import component_colors
+from dashboard.compute import Evaluation, evaluate, headline, scenario_of
+from dashboard.cyto_styles import DAG_LAYOUT, MAP_LAYOUT
+from dashboard.elements import dag_elements, placement_elements
+
+MAX_DECISIONS = 400  # decisions listed per panel; the rest are counted
+
+
+@dataclass(frozen=True)
+class PanelContent:
+    """What a panel shows for one scenario, scheduler, parameters and rate."""
+
+    stats: list[Any]
+    note: list[Any]
+    dag: list[dict[str, Any]]
+    placement: list[dict[str, Any]]
+    decisions: list[Any]
+    server_ms: float
+
+    def layouts(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The two layouts, keyed by the graphs they lay out: cytoscape reruns a layout
+        only when the layout itself changes, and new elements need one."""
+        return (layout_for(DAG_LAYOUT, self.dag), layout_for(MAP_LAYOUT, self.placement))
+
+
+def layout_for(layout: dict[str, Any], elements: list[dict[str, Any]]) -> dict[str, Any]:
+    """``layout`` tagged with a digest of the elements' ids and positions."""
+    shape = [(e["data"]["id"], e.get("position")) for e in elements]
+    digest = hashlib.blake2b(json.dumps(shape).encode(), digest_size=6).hexdigest()
+    return {**layout, "elements": digest}
+
+
+def _number(value: float | None, unit: str = "", digits: int = 0) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def _stat(label: str, value: str, title: str = "") -> html.Div:
+    return html.Div(
+        [html.Span(value, className="stat-value"), html.Span(label, className="stat-label")],
+        className="stat",
+        title=title,
+    )
+
+
+def _stats(ev: Evaluation, nodes_total: int) -> list[Any]:
+    h = headline(ev)
+    badges = []
+    if ev.schedule is not None and not ev.schedule.ok:
+        badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
+    if h["saturated"]:
+        badges.append(
+            html.Span(
+                "saturated",
+                className="badge badge-warn",
+                title="The offered rate exceeds R*: the spouts are throttled",
+            )
+        )
+    nodes = f"{h['nodes_used']} / {nodes_total}" if h["nodes_used"] is not None else "—"
+    stats = [
+        _stat(
+            "throughput /s", _number(h["throughput"]), "Tuples processed per second, all executors"
+        ),
+        _stat("p99", _number(h["p99_ms"], " ms", 2), "Estimated 99th percentile complete latency"),
+        _stat("nodes used", nodes),
+        _stat("bottleneck", h["bottleneck"] or "—", "The binding capacity limit (R*)"),
+    ]
+    return [html.Div(badges, className="badges"), html.Div(stats, className="stats")]
+
+
+def decisions_text(decisions: Sequence[str], limit: int = MAX_DECISIONS) -> str:
+    """Numbered decisions, one per line (one text node: thousands of list-item components
+    would slow every update of the page down).
+
+    >>> print(decisions_text(["a -> n1", "b -> n2", "c -> n1"], limit=2))
+    1. a -> n1
+    2. b -> n2
+    … and 1 more
+    """
+    lines = [f"{i}. {d}" for i, d in enumerate(decisions[:limit], start=1)]
+    if len(decisions) > limit:
+        lines.append(f"… and {len(decisions) - limit} more")
+    return "\n".join(lines)
+
+
+def _decisions(ev: Evaluation) -> list[Any]:
+    decisions = list(ev.schedule.decisions) if ev.schedule else []
+    where = f" · placed in {ev.server_ms:.1f} ms" if ev.schedule else ""
+    return [
+        html.Summary(f"Why this placement: {len(decisions)} decisions{where}"),
+        html.Div(decisions_text(decisions), className="decision-list"),
+    ]
+
+
+@lru_cache(maxsize=256)
+def panel_content(
+    scenario_text: str, scheduler: str, params_text: str, rate: float
+) -> PanelContent:
+    """A panel's figures, graphs and decisions (memoised like the evaluation under it)."""
+    ev = evaluate(scenario_text, scheduler, params_text, rate)
+    scenario = scenario_of(scenario_text)
+    stats = _stats(ev, len(scenario.cluster.nodes))
+    if ev.schedule is None or ev.graph is None:
+        note = [
+            html.Div(
+                ["This scheduler could not place the scenario: ", ev.error],
+                className="alert alert-error",
+            )
+        ]
+        return PanelContent(stats, note, [], [], _decisions(ev), ev.server_ms)
+    colors = component_colors(list(ev.graph.order))
+    note = (
+        [html.Div(ev.schedule.message, className="alert alert-warn")] if ev.schedule.message else []
+    )
+    # A partial placement (a scheduler that failed) is drawn without traffic edges.
+    placement = placement_elements(
+        scenario, ev.graph, ev.schedule.placement(), colors, traffic=ev.metrics is not None
+    )
+    return PanelContent(
+        stats,
+        note,
+        dag_elements(ev.graph, colors, ev.schedule.parallelism),
+        placement,
+        _decisions(ev),
+        ev.server_ms,
+    )
