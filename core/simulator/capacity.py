@@ -176,6 +176,8 @@ class Evaluator:
         self._both_ex = np.concatenate([t.src_ex, t.tgt_ex])
         self._count_bytes = np.stack([np.ones(n_s), t.tuple_bytes], axis=1)  # tuples, bytes
         self._static = None if t.has_local else unit_rates(t)
+        if self._static is not None:  # per-entry stream totals, fixed when no rate moves
+            self._totals = self._static.weight_total[t.src_sid], self._static.out_total[t.tgt_sid]
         self._mem = np.array(
             [self.graph.components[self.graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
         )
@@ -230,7 +232,10 @@ class Evaluator:
         same_worker = (out_g * w_g).reshape(n_s, n_g).sum(1) + r.local_total
         same_node = (out_n * w_n).reshape(n_s, n_n).sum(1) + r.local_total
         total = r.out_total * r.weight_total + r.local_total
-        w_tot, o_tot = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+        if self._static is not None:
+            w_tot, o_tot = self._totals
+        else:
+            w_tot, o_tot = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
         ser = r.src_out * (w_tot - w_g[ks]) * self._ser_i
         deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
         send_n = r.src_out * (w_tot - w_n[ns])

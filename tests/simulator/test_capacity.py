@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from sim_builders import make, manual
+from sim_builders import make, manual, wordcount_data
 
-from core.model import with_changes
+from core.model import validate_scenario, with_changes
 from core.schedulers import run_scheduler
 from core.simulator import Evaluator, analyze
 
@@ -194,3 +194,12 @@ def test_encode_decode_round_trip_and_score_agrees_with_evaluate(wordcount_acked
     assert score.max_rate == full.max_rate
     assert score.latency_estimate_ms == full.latency_estimate_ms
     assert score.nodes_used == full.nodes_used == 5
+
+
+def test_key_skew_overloads_the_hot_counter_and_lowers_max_rate():
+    flat, skewed = (validate_scenario(wordcount_data(skew=s)) for s in (0.0, 1.2))
+    place = run_scheduler(flat, "even")
+    a, b = analyze(flat, place), analyze(skewed, manual(skewed, place.placement()))
+    counts = [f"count#{i}" for i in range(12)]
+    assert max(b.executor_rate[c] for c in counts) > 2 * max(a.executor_rate[c] for c in counts)
+    assert b.max_rate <= a.max_rate
