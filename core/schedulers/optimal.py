@@ -153,6 +153,12 @@ class Space:
             if new_node:
                 used[self.node_class[j]] -= 1
 
+    def lower_bound(self) -> int:
+        """A quick lower bound on :meth:`count`: the ways to spread the executors
+        over the slots of the largest node alone (set partitions, Stirling numbers)."""
+        m = min(self.workers, max(self.slots), 8)  # more parts only grow the bound
+        return max(_stirling2(self.executors, k) for k in range(1, m + 1)) if m else 0
+
     def count(self) -> int:
         """Number of canonical placements, without enumerating them."""
         if not self.symmetry:
@@ -302,6 +308,9 @@ def _chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> 
     else:
         executors = len(Evaluator(scenario).executors)
         space = Space(scenario, executors, params["symmetry"])
+        bound = space.lower_bound()
+        if bound > params["limit"]:  # counting exactly would take longer than refusing
+            _refuse_if_too_large(bound, params["limit"], "placements", at_least=True)
         total = space.count()
         _refuse_if_too_large(total, params["limit"], "placements")
         depth, prefixes = 0, [[]]
@@ -315,11 +324,28 @@ def _chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> 
     return tasks, total
 
 
-def _refuse_if_too_large(total: int, limit: int, what: str) -> None:
+def _readable(n: int) -> str:
+    """``1,234`` for small counts, ``2.75e+73`` for astronomical ones.
+
+    >>> _readable(27405), _readable(3 * 10**80)
+    ('27,405', '3e+80')
+    """
+    if n < 10**15:
+        return f"{n:,}"
+    exp = int((n.bit_length() - 1) * math.log10(2))
+    mantissa = n / 10**exp
+    while mantissa >= 10:
+        mantissa, exp = mantissa / 10, exp + 1
+    return f"{mantissa:.3g}e+{exp}"
+
+
+def _refuse_if_too_large(total: int, limit: int, what: str, at_least: bool = False) -> None:
     if total > limit:
+        count = _readable(total)
         raise SchedulerError(
-            f"optimal: the search space has {total:,} candidate {what}, above the limit of "
-            f"{limit:,} (raise it with --param limit=N, or shrink the scenario)"
+            f"optimal: the search space has {'at least ' if at_least else ''}{count} candidate "
+            f"{what}, above the limit of {limit:,} (raise it with --param limit=N, or shrink "
+            "the scenario)"
         )
 
 

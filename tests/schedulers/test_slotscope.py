@@ -43,6 +43,13 @@ def test_within_two_percent_of_optimal(rate, ghz):
     assert -key_of(sc, mine)[0] >= 0.98 * best_thr
 
 
+@pytest.mark.parametrize("name", ["lf-linear", "nasiri-example"])
+def test_within_two_percent_of_optimal_on_presets_where_it_is_feasible(name):
+    sc = preset(name)
+    best = -key_of(sc, run_scheduler(sc, "optimal", {"engine": "local"}))[0]
+    assert -key_of(sc, run_scheduler(sc, "slotscope"))[0] >= 0.98 * best
+
+
 def test_decisions_say_where_it_started_and_what_each_step_gained():
     result = run_scheduler(preset("wordcount"), "slotscope")
     assert result.decisions[0].startswith(f"start from {result.details['start']}")
