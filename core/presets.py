@@ -394,7 +394,7 @@ def nasiri_example() -> dict[str, Any]:
     nodes = [n for n in hetero_nodes() if n["id"].endswith("-1")]
     topology = {"workers": 3, "components": components, "streams": streams}
     profiling = {"per_type": type_profiles(components)}
-    return _scenario("nasiri-example", topology, nodes, 20_000, profiling=profiling)
+    return _scenario("nasiri-example", topology, nodes, 5_000, profiling=profiling)
 
 
 # --------------------------------------------------------------------------
