@@ -28,10 +28,17 @@ def placement_space() -> dict:
             ],
             "streams": [{"from": "a", "to": "b"}, {"from": "b", "to": "c", "grouping": "fields"}],
         },
-        "cluster": {"nodes": [
-            {"id": f"n{i}", "cores": 2 if i < 2 else 4, "ghz": 3.0 if i < 2 else 2.2, "slots": 2}
-            for i in range(4)
-        ]},
+        "cluster": {
+            "nodes": [
+                {
+                    "id": f"n{i}",
+                    "cores": 2 if i < 2 else 4,
+                    "ghz": 3.0 if i < 2 else 2.2,
+                    "slots": 2,
+                }
+                for i in range(4)
+            ]
+        },
         "workload": {"rate": 20000},
     }
 
@@ -44,25 +51,32 @@ def main() -> None:
     result = run_scheduler(sc, "optimal", {"engine": "spark", "limit": 10**6})
     seconds = time.perf_counter() - start
     n = result.details["candidates"]
-    print(f"optimal placements on {MASTER}: {n:,} candidates in {seconds:.2f} s "
-          f"= {n / seconds:,.0f} candidates/s ({result.details['chunks']} chunks)")
+    print(
+        f"optimal placements on {MASTER}: {n:,} candidates in {seconds:.2f} s "
+        f"= {n / seconds:,.0f} candidates/s ({result.details['chunks']} chunks)"
+    )
 
     nasiri = preset("nasiri-example")
     start = time.perf_counter()
     result = run_scheduler(
-        nasiri, "optimal",
+        nasiri,
+        "optimal",
         {"search_parallelism": True, "max_tasks_per_node": 10, "engine": "spark", "limit": 10**6},
     )
     seconds = time.perf_counter() - start
-    print(f"optimal instance vectors (Nasiri example, 4 components x 3 machines of 10): "
-          f"{result.details['candidates']:,} in {seconds:.1f} s (target < 60 s; paper ~18 h)")
+    print(
+        f"optimal instance vectors (Nasiri example, 4 components x 3 machines of 10): "
+        f"{result.details['candidates']:,} in {seconds:.1f} s (target < 60 s; paper ~18 h)"
+    )
 
     wordcount = preset("wordcount")
     start = time.perf_counter()
     result = run_scheduler(wordcount, "slotscope")
     seconds = time.perf_counter() - start
-    print(f"slotscope on wordcount: {seconds:.2f} s (target < 5 s), "
-          f"{result.details['evaluations']:,} evaluations, {result.details['steps']} steps")
+    print(
+        f"slotscope on wordcount: {seconds:.2f} s (target < 5 s), "
+        f"{result.details['evaluations']:,} evaluations, {result.details['steps']} steps"
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def large_scenario(executors: int = 10_000, nodes: int = 1_000) -> dict:
                 {"id": c, "parallelism": per, "cpu_us": 5.0 + i, "cpu_pct": 5.0, "memory_mb": 64}
                 for i, c in enumerate(comps)
             ],
-            "streams": [{"from": a, "to": b} for a, b in zip(comps, comps[1:])]
+            "streams": [{"from": a, "to": b} for a, b in zip(comps, comps[1:], strict=False)]
             + [{"from": "b0", "to": "b5", "grouping": "fields"}],
         },
         "cluster": {

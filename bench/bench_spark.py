@@ -33,8 +33,10 @@ def timed(master: str) -> float:
 
 
 def main() -> None:
-    print(f"comparison on {PRESET}: every scheduler x {len(RATES)} rates x {REPLICAS} replicas "
-          f"x {TUPLES:,} spout tuples, warm session")
+    print(
+        f"comparison on {PRESET}: every scheduler x {len(RATES)} rates x {REPLICAS} replicas "
+        f"x {TUPLES:,} spout tuples, warm session"
+    )
     one = timed("local[1]")
     two = timed("local[2]")
     print(f"speed-up local[2] / local[1]: {one / two:.2f} (target >= 1.6; local[2] target < 60 s)")

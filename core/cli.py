@@ -217,7 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="simulate schedulers' placements as a Spark job")
     p.add_argument("scenario", help="scenario JSON file or preset name")
     p.add_argument("--scheduler", action="append", metavar="ID|all")
-    p.add_argument("--rate", action="append", type=float, metavar="R", help="offered rate, tuples/s")
+    p.add_argument(
+        "--rate", action="append", type=float, metavar="R", help="offered rate, tuples/s"
+    )
     p.add_argument("--replicas", type=int, default=1)
     p.add_argument("--tuples", type=int, default=100_000, help="spout tuples per replica")
     p.add_argument("--seed", type=int, default=0)

@@ -68,8 +68,12 @@ def comparison_tasks(
 ) -> list[dict[str, Any]]:
     """One JSON-ready task per (scheduler, rate, replica)."""
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
-    placed = {(sid, float(rate)): place_on_driver(at_rate(scenario, rate), sid, params)
-              for sid, params in schedulers if sid in DRIVER_SIDE for rate in rates}
+    placed = {
+        (sid, float(rate)): place_on_driver(at_rate(scenario, rate), sid, params)
+        for sid, params in schedulers
+        if sid in DRIVER_SIDE
+        for rate in rates
+    }
     return [
         {
             "scenario": text,
@@ -129,8 +133,14 @@ def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     scenario = at_rate(_scenario(task["scenario"]), task["rate"])
     shipped = task.get("schedule")
     if shipped and "refused" in shipped:
-        return {"scheduler": task["scheduler"], "rate": task["rate"], "replica": task["replica"],
-                "status": "refused", "message": shipped["refused"], "placement_ms": 0.0}
+        return {
+            "scheduler": task["scheduler"],
+            "rate": task["rate"],
+            "replica": task["replica"],
+            "status": "refused",
+            "message": shipped["refused"],
+            "placement_ms": 0.0,
+        }
     if shipped:
         schedule = Schedule.from_dict(shipped)
     else:
@@ -198,21 +208,57 @@ def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def results_table(doc: Mapping[str, Any]) -> str:
     """A readable table of a comparison."""
-    headers = ["scheduler", "rate", "rep", "throughput", "sinks/s", "R*", "p50 ms", "p99 ms",
-               "nodes", "slots", "inter-node/s", "bottleneck"]
+    headers = [
+        "scheduler",
+        "rate",
+        "rep",
+        "throughput",
+        "sinks/s",
+        "R*",
+        "p50 ms",
+        "p99 ms",
+        "nodes",
+        "slots",
+        "inter-node/s",
+        "bottleneck",
+    ]
     rows = []
     for r in doc["results"]:
         if r.get("status", "ok") != "ok":
-            rows.append([r["scheduler"], f"{r['rate']:g}", r["replica"], r["status"], "", "", "",
-                         "", "", "", "", r.get("message", "")[:40]])
+            rows.append(
+                [
+                    r["scheduler"],
+                    f"{r['rate']:g}",
+                    r["replica"],
+                    r["status"],
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    r.get("message", "")[:40],
+                ]
+            )
             continue
         lat = r["latency_ms"]
-        rows.append([
-            r["scheduler"], f"{r['rate']:g}", r["replica"], f"{r['throughput']:.0f}",
-            f"{r['sink_throughput']:.0f}", f"{r['max_rate']:.0f}" + (" SAT" if r["saturated"] else ""),
-            f"{lat['p50']:.2f}", f"{lat['p99']:.2f}", r["nodes_used"], r["slots_used"],
-            f"{r['traffic']['inter_node']:.0f}", r["bottleneck"],
-        ])
+        rows.append(
+            [
+                r["scheduler"],
+                f"{r['rate']:g}",
+                r["replica"],
+                f"{r['throughput']:.0f}",
+                f"{r['sink_throughput']:.0f}",
+                f"{r['max_rate']:.0f}" + (" SAT" if r["saturated"] else ""),
+                f"{lat['p50']:.2f}",
+                f"{lat['p99']:.2f}",
+                r["nodes_used"],
+                r["slots_used"],
+                f"{r['traffic']['inter_node']:.0f}",
+                r["bottleneck"],
+            ]
+        )
     cells = [[str(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]

@@ -160,6 +160,8 @@ def placement_metrics(
     )
 
 
-def schedule_metrics(schedule: Schedule, graph: TopologyGraph, **distances: float) -> PlacementMetrics:
+def schedule_metrics(
+    schedule: Schedule, graph: TopologyGraph, **distances: float
+) -> PlacementMetrics:
     """Metrics of a scheduler's result (graph built with the schedule's parallelism)."""
     return placement_metrics(graph, schedule.placement(), **distances)

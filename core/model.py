@@ -72,9 +72,7 @@ class Component(_Model):
     cpu_pct: float = Field(
         10.0, ge=0, description="Declared CPU need (R-Storm), percent of one core."
     )
-    memory_mb: float = Field(
-        128.0, ge=0, description="Declared on-heap memory need (R-Storm), MB."
-    )
+    memory_mb: float = Field(128.0, ge=0, description="Declared on-heap memory need (R-Storm), MB.")
 
 
 class Stream(_Model):
@@ -84,7 +82,9 @@ class Stream(_Model):
     target: str = Field(alias="to", min_length=1, description="Downstream component id.")
     grouping: Grouping = Field("shuffle", description="How tuples are routed to executors.")
     key_skew: float = Field(
-        0.0, ge=0, description="fields grouping: Zipf exponent s of the key popularity (0 = uniform)."
+        0.0,
+        ge=0,
+        description="fields grouping: Zipf exponent s of the key popularity (0 = uniform).",
     )
     keys: int = Field(10_000, ge=1, description="fields grouping: number of distinct keys.")
 
@@ -112,7 +112,9 @@ class Node(_Model):
     ghz: float = Field(gt=0, description="Clock, GHz.")
     slots: int = Field(ge=0, le=MAX_SLOTS_PER_NODE, description="Worker slots offered.")
     sockets: int = Field(1, ge=1, description="CPU sockets.")
-    flops_per_cycle: float = Field(16, gt=0, description="Double-precision FLOPs per cycle per core.")
+    flops_per_cycle: float = Field(
+        16, gt=0, description="Double-precision FLOPs per cycle per core."
+    )
     ram_gb: float = Field(16, gt=0, description="Memory, GB.")
     rack: str = Field("default", description="Rack name.")
     type: str | None = Field(None, description="Node type: key into per-type profiling data.")
@@ -257,7 +259,8 @@ def _first_error(err: ValidationError) -> ScenarioError:
 def _check_topology(topo: Topology) -> None:
     if len(topo.components) > MAX_COMPONENTS:
         raise ScenarioError(
-            "topology.components", f"{len(topo.components)} components, the limit is {MAX_COMPONENTS}"
+            "topology.components",
+            f"{len(topo.components)} components, the limit is {MAX_COMPONENTS}",
         )
     index: dict[str, int] = {}
     for i, c in enumerate(topo.components):
@@ -279,7 +282,9 @@ def _check_topology(topo: Topology) -> None:
     for i, s in enumerate(topo.streams):
         for field, cid in (("from", s.source), ("to", s.target)):
             if cid not in index:
-                raise ScenarioError(f"topology.streams[{i}]", f"unknown component '{cid}' in '{field}'")
+                raise ScenarioError(
+                    f"topology.streams[{i}]", f"unknown component '{cid}' in '{field}'"
+                )
         if s.source == s.target:
             raise ScenarioError(f"topology.streams[{i}]", f"stream from '{s.source}' to itself")
         if (s.source, s.target) in seen:
@@ -298,14 +303,20 @@ def _check_topology(topo: Topology) -> None:
     for i, c in enumerate(topo.components):
         has_input = graph.in_degree(c.id) > 0
         if c.kind == "spout" and has_input:
-            raise ScenarioError(f"topology.components[{i}].kind", f"spout '{c.id}' has an input stream")
+            raise ScenarioError(
+                f"topology.components[{i}].kind", f"spout '{c.id}' has an input stream"
+            )
         if c.kind == "bolt" and not has_input:
-            raise ScenarioError(f"topology.components[{i}].kind", f"bolt '{c.id}' has no input stream")
+            raise ScenarioError(
+                f"topology.components[{i}].kind", f"bolt '{c.id}' has no input stream"
+            )
 
 
 def _check_cluster(cluster: Cluster) -> None:
     if len(cluster.nodes) > MAX_NODES:
-        raise ScenarioError("cluster.nodes", f"{len(cluster.nodes)} nodes, the limit is {MAX_NODES}")
+        raise ScenarioError(
+            "cluster.nodes", f"{len(cluster.nodes)} nodes, the limit is {MAX_NODES}"
+        )
     seen: set[str] = set()
     for i, n in enumerate(cluster.nodes):
         if n.id in seen:
@@ -376,7 +387,9 @@ def with_changes(scenario: Scenario, **changes: Any) -> Scenario:
     """A validated copy of ``scenario`` with top-level fields replaced."""
     data = scenario.to_json_dict()
     for key, value in changes.items():
-        data[key] = value.model_dump(by_alias=True, exclude_none=True, mode="json") if isinstance(
-            value, BaseModel
-        ) else value
+        data[key] = (
+            value.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if isinstance(value, BaseModel)
+            else value
+        )
     return validate_scenario(data)

@@ -389,8 +389,11 @@ def nasiri_example() -> dict[str, Any]:
         _comp("enrich", 1, 60.0, 1.0, 40),
         _comp("store", 1, 10.0, 0.0, 24),
     ]
-    streams = [_stream("spout", "parse"), _stream("parse", "enrich"),
-               _stream("enrich", "store", "fields", keys=1_000)]
+    streams = [
+        _stream("spout", "parse"),
+        _stream("parse", "enrich"),
+        _stream("enrich", "store", "fields", keys=1_000),
+    ]
     nodes = [n for n in hetero_nodes() if n["id"].endswith("-1")]
     topology = {"workers": 3, "components": components, "streams": streams}
     profiling = {"per_type": type_profiles(components)}

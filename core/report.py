@@ -100,8 +100,13 @@ def schedule_table(doc: dict[str, Any], verbose: bool = False) -> str:
     if rows:
         parts += ["", _table(["node", "slot", "executors", "placed"], rows)]
     node_rows = [
-        [n["id"], n["power_rank"], f"{n['processing_speed']:.1f}", f"{n['computation_power']:.1f}",
-         n["slots_used"]]
+        [
+            n["id"],
+            n["power_rank"],
+            f"{n['processing_speed']:.1f}",
+            f"{n['computation_power']:.1f}",
+            n["slots_used"],
+        ]
         for n in doc["nodes"]
     ]
     parts += ["", _table(["node", "rank", "GFLOP/s", "power", "slots used"], node_rows)]

@@ -77,7 +77,7 @@ def _check_java() -> None:
 def _check_master_reachable(master: str) -> None:
     if not master.startswith("spark://"):
         return
-    for hostport in master[len("spark://"):].split(","):
+    for hostport in master[len("spark://") :].split(","):
         url = urlparse(f"spark://{hostport}")
         try:
             with socket.create_connection(
@@ -254,12 +254,14 @@ def _run_job(session, tasks: list[dict[str, Any]], group: str) -> list[dict[str,
         rdd = sc.parallelize(tasks, numSlices=len(tasks)).map(
             lambda t: (t["scheduler"], t["rate"], t["replica"], json.dumps(run_task(t)))
         )
-        schema = StructType([
-            StructField("scheduler", StringType()),
-            StructField("rate", DoubleType()),
-            StructField("replica", IntegerType()),
-            StructField("result", StringType()),
-        ])
+        schema = StructType(
+            [
+                StructField("scheduler", StringType()),
+                StructField("rate", DoubleType()),
+                StructField("replica", IntegerType()),
+                StructField("result", StringType()),
+            ]
+        )
         frame = session.createDataFrame(rdd, schema)
         return [json.loads(row["result"]) for row in frame.collect()]
     finally:
@@ -290,7 +292,10 @@ def run_comparison(
     tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
     group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
     rows, wall_s = _watch(
-        session, lambda: _run_job(session, tasks, group), group, len(tasks),
+        session,
+        lambda: _run_job(session, tasks, group),
+        group,
+        len(tasks),
         progress or PROGRESS.get(),
     )
     order = [s for s, _ in schedulers]

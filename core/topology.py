@@ -94,9 +94,7 @@ def acker_component(scenario: Scenario) -> Component:
     )
 
 
-def build_graph(
-    scenario: Scenario, parallelism: Mapping[str, int] | None = None
-) -> TopologyGraph:
+def build_graph(scenario: Scenario, parallelism: Mapping[str, int] | None = None) -> TopologyGraph:
     """The topology graph of a (validated) scenario.
 
     Parameters

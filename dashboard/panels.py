@@ -20,9 +20,9 @@ from dash.exceptions import PreventUpdate
 from core.schedulers import SCHEDULERS
 from dashboard import ids, registry
 from dashboard.colors import TRAFFIC_COLORS
-from dashboard.compute import canonical
+from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
-from dashboard.panel_content import PanelContent, panel_content
+from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
 
 EXPORT_FORMATS = (
     ("map", "png", "Placement PNG"),
@@ -225,22 +225,28 @@ def show_panels(selected, scenario_data, params, rate, all_edges):
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
+    Input(ids.RESULTS_STORE, "data"),
     State({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
     prevent_initial_call=True,
 )
-def fill_panel(scenario_data, params, rate, panel):
-    """One scheduler's placement of the scenario in force."""
+def fill_panel(scenario_data, params, rate, results, panel):
+    """One scheduler's placement of the scenario in force; new simulation results
+    only refresh the header (its p99)."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     scheduler = panel["sched"]
-    content = panel_content(
-        canonical(scenario_data),
-        scheduler,
-        canonical((params or {}).get(scheduler, {})),
-        float(rate),
+    text = canonical(scenario_data)
+    params_text = canonical((params or {}).get(scheduler, {}))
+    content = panel_content(text, scheduler, params_text, float(rate))
+    header = stats(
+        evaluate(text, scheduler, params_text, float(rate)),  # memoised: no second run
+        len(scenario_of(text).cluster.nodes),
+        p99_ms=simulated_p99(results, text, scheduler, float(rate)),
     )
+    if ctx.triggered_id == ids.RESULTS_STORE:
+        return (header, *[no_update] * 6)
     return (
-        content.stats,
+        header,
         content.note,
         content.dag,
         content.placement,

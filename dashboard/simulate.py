@@ -111,8 +111,14 @@ def _bar(done: int, total: int, state: str = "running") -> dict[str, str]:
     return {"width": f"{pct:.0f}%"}
 
 
-def _pack(doc: Mapping[str, Any], offered: float) -> dict[str, Any]:
-    return {"engine": doc.get("engine", {}), "results": doc.get("results", []), "offered": offered}
+def _pack(doc: Mapping[str, Any], offered: float, scenario_text: str) -> dict[str, Any]:
+    """What the results store holds: the rows, and the scenario they belong to."""
+    return {
+        "engine": doc.get("engine", {}),
+        "results": doc.get("results", []),
+        "offered": offered,
+        "scenario": scenario_text,
+    }
 
 
 def _done_label(status: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
@@ -213,7 +219,7 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
         _comparison(text, schedulers, rates, int(replicas), int(tuples), master),
     )
     status = pool.status(job_id)
-    job = {"id": job_id, "rate": float(rate), "key": key}
+    job = {"id": job_id, "rate": float(rate), "key": key, "scenario": text}
     if status["state"] == DONE:
         doc = pool.result(job_id)
         same = bool(shown) and shown.get("key") == key  # these results are on screen already
@@ -221,7 +227,7 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
             "job": job,
             "poll": True,
             "message": "",
-            "results": no_update if same else _pack(doc, float(rate)),
+            "results": no_update if same else _pack(doc, float(rate), text),
             "buttons": (False, True),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
@@ -270,7 +276,7 @@ def poll_job(tick, job):
         doc = pool.result(job["id"])
         return {
             **stopped,
-            "results": _pack(doc, job["rate"]),
+            "results": _pack(doc, job["rate"], job.get("scenario", "")),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
             "message": "",

@@ -12,7 +12,6 @@ from core.comparison import (
     run_task,
     scheduler_list,
 )
-from core.model import validate_scenario
 from core.presets import preset
 from core.schedulers import SchedulerError
 
@@ -53,9 +52,24 @@ def test_run_task_row_has_the_contract_keys():
     task = comparison_tasks(preset("lf-diamond"), [("lf", {})], [500.0], 1, tuples=2000)[0]
     row = run_task(task)
     assert row["status"] == "ok"
-    for key in ("scheduler", "rate", "replica", "throughput", "sink_throughput", "max_rate",
-                "saturated", "bottleneck", "latency_ms", "nodes_used", "slots_used",
-                "cpu_util", "memory_mb", "traffic", "traffic_bytes", "placement_ms"):
+    for key in (
+        "scheduler",
+        "rate",
+        "replica",
+        "throughput",
+        "sink_throughput",
+        "max_rate",
+        "saturated",
+        "bottleneck",
+        "latency_ms",
+        "nodes_used",
+        "slots_used",
+        "cpu_util",
+        "memory_mb",
+        "traffic",
+        "traffic_bytes",
+        "placement_ms",
+    ):
         assert key in row
     lat = row["latency_ms"]
     assert lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"]

@@ -47,8 +47,13 @@ def test_inter_node_distance_is_configurable(chain):
 def test_global_grouping_counts_one_target(build):
     sc = build([("a", 3), ("b", 2)], [("a", "b", "global")], nodes=[("n1", 2)])
     g = build_graph(sc)
-    place = {"a#0": ("n1", 0), "a#1": ("n1", 1), "a#2": ("n1", 1), "b#0": ("n1", 0),
-             "b#1": ("n1", 1)}
+    place = {
+        "a#0": ("n1", 0),
+        "a#1": ("n1", 1),
+        "a#2": ("n1", 1),
+        "b#0": ("n1", 0),
+        "b#1": ("n1", 1),
+    }
     assert edge_locality(g, place) == (1, 2, 0)
 
 

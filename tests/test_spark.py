@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -28,7 +29,9 @@ def _strip_timing(rows):
 def test_comparison_is_one_task_per_scheduler_rate_replica(spark):
     seen = []
     doc = runner.run_comparison(
-        preset("lf-diamond"), [("even", {})], progress=lambda d, t: seen.append((d, t)),
+        preset("lf-diamond"),
+        [("even", {})],
+        progress=lambda d, t: seen.append((d, t)),
         **SETTINGS,
     )
     assert doc["engine"]["tasks"] == 4
@@ -53,8 +56,12 @@ def test_cancel_stops_a_long_job(spark):
     def work():
         try:
             runner.run_comparison(
-                preset("lf-star-x10"), [("even", {})], rates=[500.0] * 8, replicas=4,
-                tuples=400_000, job_group=group,
+                preset("lf-star-x10"),
+                [("even", {})],
+                rates=[500.0] * 8,
+                replicas=4,
+                tuples=400_000,
+                job_group=group,
             )
             outcome["result"] = "finished"
         except runner.JobCancelled:
@@ -99,23 +106,46 @@ def standalone_master(tmp_path_factory):
     """A Spark master and one worker on 127.0.0.1, stopped whatever happens."""
     port, ui, worker_ui = _free_port(), _free_port(), _free_port()
     logs = tmp_path_factory.mktemp("spark-cluster")
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
-           "SPARK_WORKER_DIR": str(logs / "work"), "SPARK_LOG_DIR": str(logs)}
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        "SPARK_WORKER_DIR": str(logs / "work"),
+        "SPARK_LOG_DIR": str(logs),
+    }
+    url = f"spark://127.0.0.1:{port}"
+    daemons = {
+        "master": [
+            "org.apache.spark.deploy.master.Master",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(ui),
+        ],
+        "worker": [
+            "org.apache.spark.deploy.worker.Worker",
+            url,
+            "--cores",
+            "2",
+            "--memory",
+            "2g",
+            "--webui-port",
+            str(worker_ui),
+        ],
+    }
     procs = []
     try:
-        procs.append(subprocess.Popen(
-            [_spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", str(ui)],
-            env=env, stdout=open(logs / "master.log", "w"), stderr=subprocess.STDOUT,
-            start_new_session=True,
-        ))
-        url = f"spark://127.0.0.1:{port}"
-        procs.append(subprocess.Popen(
-            [_spark_class(), "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
-             "--cores", "2", "--memory", "2g", "--webui-port", str(worker_ui)],
-            env=env, stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT,
-            start_new_session=True,
-        ))
+        for name, args in daemons.items():
+            with open(logs / f"{name}.log", "w") as log:
+                procs.append(
+                    subprocess.Popen(
+                        [_spark_class(), *args, "--host", "127.0.0.1"],
+                        env=env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
+                )
         deadline = time.time() + 90
         while time.time() < deadline:
             try:
@@ -130,10 +160,8 @@ def standalone_master(tmp_path_factory):
         yield url
     finally:
         for p in reversed(procs):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, 15)
-            except ProcessLookupError:
-                pass
         for p in procs:
             try:
                 p.wait(20)
@@ -145,9 +173,28 @@ def standalone_master(tmp_path_factory):
 def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalone_master):
     sc = preset("lf-diamond")
     local = runner.run_comparison(sc, [("even", {})], **SETTINGS)
-    cmd = [sys.executable, "-m", "core", "simulate", "lf-diamond", "--scheduler", "even",
-           "--master", standalone_master, "--json", "--replicas", "2", "--tuples", "4000",
-           "--seed", "7", "--rate", "400", "--rate", "800"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "core",
+        "simulate",
+        "lf-diamond",
+        "--scheduler",
+        "even",
+        "--master",
+        standalone_master,
+        "--json",
+        "--replicas",
+        "2",
+        "--tuples",
+        "4000",
+        "--seed",
+        "7",
+        "--rate",
+        "400",
+        "--rate",
+        "800",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     remote = json.loads(proc.stdout)

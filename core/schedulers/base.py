@@ -150,8 +150,10 @@ class Param:
         return str(value)
 
     def _check(self, v: float) -> None:
-        if v != v or (self.minimum is not None and v < self.minimum) or (
-            self.maximum is not None and v > self.maximum
+        if (
+            v != v
+            or (self.minimum is not None and v < self.minimum)
+            or (self.maximum is not None and v > self.maximum)
         ):
             lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
             hi = "inf" if self.maximum is None else f"{self.maximum:g}"

@@ -180,7 +180,7 @@ class Space:
                     for i, o in enumerate(opened):
                         if o < cap and (i == 0 or opened[i - 1] != o):
                             same = sum(1 for q in opened if q == o)
-                            grown = tuple(sorted(opened[:i] + (o + 1,) + opened[i + 1:]))
+                            grown = tuple(sorted(opened[:i] + (o + 1,) + opened[i + 1 :]))
                             n += same * f(left - 1, total + 1, _replace(state, c, grown))
                     if len(opened) < len(caps[c]):
                         grown = tuple(sorted(opened + (1,)))
@@ -192,11 +192,13 @@ class Space:
 
 
 def _replace(state: tuple, c: int, value: tuple) -> tuple:
-    return state[:c] + (value,) + state[c + 1:]
+    return state[:c] + (value,) + state[c + 1 :]
 
 
 def _stirling2(n: int, k: int) -> int:
-    return sum((-1) ** i * math.comb(k, i) * (k - i) ** n for i in range(k + 1)) // math.factorial(k)
+    return sum((-1) ** i * math.comb(k, i) * (k - i) ** n for i in range(k + 1)) // math.factorial(
+        k
+    )
 
 
 # --------------------------------------------------------------------------
@@ -250,8 +252,11 @@ def greedy_placement(evaluator, scenario: Scenario, cap: int) -> np.ndarray:
 
 def score_key(score) -> tuple:
     """Best first: more throughput, then lower latency estimate, then fewer nodes."""
-    return (-float(f"{score.throughput:.9g}"), float(f"{score.latency_estimate_ms:.9g}"),
-            score.nodes_used)
+    return (
+        -float(f"{score.throughput:.9g}"),
+        float(f"{score.latency_estimate_ms:.9g}"),
+        score.nodes_used,
+    )
 
 
 @cache
@@ -301,8 +306,13 @@ def _chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> 
         vectors = list(instance_vectors(len(comps), capacity))
         size = max(1, math.ceil(len(vectors) / chunks))
         tasks = [
-            {"scenario": text, "mode": "vectors", "components": comps,
-             "cap": params["max_tasks_per_node"], "vectors": vectors[i:i + size]}
+            {
+                "scenario": text,
+                "mode": "vectors",
+                "components": comps,
+                "cap": params["max_tasks_per_node"],
+                "vectors": vectors[i : i + size],
+            }
             for i in range(0, len(vectors), size)
         ]
     else:
@@ -317,8 +327,10 @@ def _chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> 
         while len(prefixes) < chunks and depth < executors:
             depth += 1
             prefixes = list(space.walk(depth=depth))
-        tasks = [{"scenario": text, "mode": "placements", "symmetry": params["symmetry"],
-                  "prefix": p} for p in prefixes]
+        tasks = [
+            {"scenario": text, "mode": "placements", "symmetry": params["symmetry"], "prefix": p}
+            for p in prefixes
+        ]
     for i, t in enumerate(tasks):
         t["chunk"] = i
     return tasks, total

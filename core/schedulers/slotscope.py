@@ -56,8 +56,10 @@ def _starts(scenario: Scenario):
 
 
 def _fmt(score) -> str:
-    return (f"throughput {score.throughput:,.0f}/s, R* {score.max_rate:,.0f}/s, "
-            f"latency estimate {score.latency_estimate_ms:.3f} ms, {score.nodes_used} nodes")
+    return (
+        f"throughput {score.throughput:,.0f}/s, R* {score.max_rate:,.0f}/s, "
+        f"latency estimate {score.latency_estimate_ms:.3f} ms, {score.nodes_used} nodes"
+    )
 
 
 def _gain(before, after) -> str:
@@ -122,8 +124,9 @@ class _Search:
                     src = int(cand[i])
                     cand[i] = g
                     if self._try(cand):
-                        self._record(f"move {names[i]} {self._label(src)} -> {self._label(g)}",
-                                     [names[i]])
+                        self._record(
+                            f"move {names[i]} {self._label(src)} -> {self._label(g)}", [names[i]]
+                        )
                         improved = True
                         break
                     if self.evaluations >= self.budget:

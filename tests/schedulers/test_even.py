@@ -7,7 +7,11 @@ from core.schedulers.base import sort_slots
 def test_sort_slots_matches_storms_documented_example():
     # SCHEDULERS.md: s1 with 2 free slots, s2 with 3 -> s2:0, s1:0, s2:1, s1:1, s2:2
     assert sort_slots({"s1": [0, 1], "s2": [0, 1, 2]}) == [
-        ("s2", 0), ("s1", 0), ("s2", 1), ("s1", 1), ("s2", 2)
+        ("s2", 0),
+        ("s1", 0),
+        ("s2", 1),
+        ("s1", 1),
+        ("s2", 2),
     ]
 
 
@@ -20,17 +24,20 @@ def test_sort_slots_three_supervisors_example_from_storm_source():
         "supervisor3": [6700, 6703, 6702, 6701],
     }
     assert sort_slots(free) == [
-        ("supervisor3", 6700), ("supervisor2", 6700), ("supervisor1", 6700),
-        ("supervisor3", 6701), ("supervisor2", 6701), ("supervisor1", 6701),
-        ("supervisor3", 6702), ("supervisor2", 6702),
+        ("supervisor3", 6700),
+        ("supervisor2", 6700),
+        ("supervisor1", 6700),
+        ("supervisor3", 6701),
+        ("supervisor2", 6701),
+        ("supervisor1", 6701),
+        ("supervisor3", 6702),
+        ("supervisor2", 6702),
         ("supervisor3", 6703),
     ]
 
 
 def test_sort_slots_ties_keep_node_id_order():
-    assert sort_slots({"b": [0], "a": [0], "c": [0, 1]}) == [
-        ("c", 0), ("a", 0), ("b", 0), ("c", 1)
-    ]
+    assert sort_slots({"b": [0], "a": [0], "c": [0, 1]}) == [("c", 0), ("a", 0), ("b", 0), ("c", 1)]
 
 
 def test_executors_go_round_robin_in_task_id_order(build):
@@ -44,8 +51,12 @@ def test_executors_go_round_robin_in_task_id_order(build):
     )
     placement = run_scheduler(sc, "even").placement()
     assert placement == {
-        "count#0": ("n1", 0), "count#1": ("n2", 0), "split#0": ("n1", 1), "split#1": ("n2", 1),
-        "spout#0": ("n1", 0), "spout#1": ("n2", 0),
+        "count#0": ("n1", 0),
+        "count#1": ("n2", 0),
+        "split#0": ("n1", 1),
+        "split#1": ("n2", 1),
+        "spout#0": ("n1", 0),
+        "spout#1": ("n2", 0),
     }
 
 
@@ -54,7 +65,11 @@ def test_fewer_workers_than_slots_uses_the_first_w_sorted_slots(build):
     sc = build([("a", 5)], nodes=[("n1", 1), ("n2", 1), ("n3", 3)], workers=2)
     result = run_scheduler(sc, "even")
     assert [(a.node, a.slot) for a in result.assignments] == [
-        ("n3", 0), ("n1", 0), ("n3", 0), ("n1", 0), ("n3", 0)
+        ("n3", 0),
+        ("n1", 0),
+        ("n3", 0),
+        ("n1", 0),
+        ("n3", 0),
     ]
 
 

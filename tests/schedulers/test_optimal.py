@@ -13,22 +13,29 @@ from core.simulator.capacity import Evaluator
 
 def small(rate=4000.0, ghz=(3.0, 3.0, 2.0), slots=(2, 2, 2), workers=3, cpu=(50, 200, 100)):
     """a x2 -> b x2 -> c x1 on three nodes (the first two identical)."""
-    return validate_scenario({
-        "topology": {
-            "workers": workers,
-            "components": [
-                {"id": "a", "parallelism": 2, "cpu_us": cpu[0]},
-                {"id": "b", "parallelism": 2, "cpu_us": cpu[1]},
-                {"id": "c", "parallelism": 1, "cpu_us": cpu[2]},
-            ],
-            "streams": [{"from": "a", "to": "b"}, {"from": "b", "to": "c", "grouping": "fields"}],
-        },
-        "cluster": {"nodes": [
-            {"id": f"n{i + 1}", "cores": 2, "ghz": g, "slots": s}
-            for i, (g, s) in enumerate(zip(ghz, slots, strict=True))
-        ]},
-        "workload": {"rate": rate},
-    })
+    return validate_scenario(
+        {
+            "topology": {
+                "workers": workers,
+                "components": [
+                    {"id": "a", "parallelism": 2, "cpu_us": cpu[0]},
+                    {"id": "b", "parallelism": 2, "cpu_us": cpu[1]},
+                    {"id": "c", "parallelism": 1, "cpu_us": cpu[2]},
+                ],
+                "streams": [
+                    {"from": "a", "to": "b"},
+                    {"from": "b", "to": "c", "grouping": "fields"},
+                ],
+            },
+            "cluster": {
+                "nodes": [
+                    {"id": f"n{i + 1}", "cores": 2, "ghz": g, "slots": s}
+                    for i, (g, s) in enumerate(zip(ghz, slots, strict=True))
+                ]
+            },
+            "workload": {"rate": rate},
+        }
+    )
 
 
 def brute_force(scenario):

@@ -1,14 +1,13 @@
 """slotscope's own scheduler: never worse than the others, close to optimal."""
 
 import pytest
+from test_optimal import key_of, small
 
 from core.comparison import NEEDS_OBSERVATIONS, with_observations
 from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS, run_scheduler
 from core.schedulers.optimal import score_key
 from core.simulator.capacity import Evaluator
-
-from test_optimal import key_of, small
 
 OTHERS = [s for s in SCHEDULERS if s not in ("optimal", "slotscope")]
 
