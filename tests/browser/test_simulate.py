@@ -59,6 +59,16 @@ def test_simulate_fills_every_chart_and_the_progress_bar(warm_spark, page):
     assert [r.find_element("css selector", "td").text for r in rows] == schedulers
     assert "Spark tasks on local[2]" in page.find_element(f"#{ids.ENGINE_INFO}").text
 
+    # the panel headers switch from the analytic estimate to the simulated p99
+    # (labels are upper-cased by CSS, and .text reads what is rendered)
+    def latency_labels():
+        texts = [e.text.lower() for e in page.find_elements(".stat-label")]
+        shown = [t for t in texts if t in ("p99", "latency (est.)")]
+        return shown if "latency (est.)" not in shown else None
+
+    labels = wait_until(latency_labels, message="the headers kept the estimate after Simulate")
+    assert labels.count("p99") == len(schedulers)
+
     _simulate(page, timeout=5)  # the same run again comes from the cache
     wait_until(
         lambda: "from the cache" in page.find_element(f"#{ids.PROGRESS_LABEL}").text, timeout=5
