@@ -207,7 +207,7 @@ SPEC = SchedulerSpec(
     id="slotscope",
     name="slotscope (best start + local search)",
     paper="slotscope's own scheduler",
-    params=(Param("budget", 6_000, "maximum analytic evaluations of the local search", int, 1),),
+    params=(Param("budget", 3_000, "maximum analytic evaluations of the local search", int, 1),),
     run=schedule,
     summary="Best of the other schedulers under the analytic model, improved by moves and swaps.",
 )

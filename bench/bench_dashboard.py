@@ -1,0 +1,147 @@
+"""The dashboard's speed: placement refresh per preset, first paint, Simulate to charts.
+
+Targets (issue 5): a placement refresh under 300 ms of server time for every
+preset; Simulate to filled charts under 10 s for WordCount with every
+scheduler on a warm Spark session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import tempfile
+import threading
+import time
+
+from werkzeug.serving import make_server
+
+from core.presets import PRESETS, preset_json
+
+SPARK_MASTER = "local[2]"
+PAINT_PRESET = "lf-diamond-x10"  # the largest: 400 executors on 80 slots
+
+
+def refresh_times() -> None:
+    """Server time of a placement refresh: every default scheduler, cold caches."""
+    from dashboard import compute, panel_content
+    from dashboard.registry import default_selection
+
+    print("placement refresh (server ms, every default scheduler, cold cache):")
+    schedulers = default_selection()
+    for name in PRESETS:
+        compute.evaluate.cache_clear()
+        compute.scenario_of.cache_clear()
+        panel_content.panel_content.cache_clear()
+        data = preset_json(name)
+        text = compute.canonical(data)
+        rate = float(data["workload"]["rate"])
+        start = time.perf_counter()
+        slowest = ("", 0.0)
+        for sid in schedulers:
+            t0 = time.perf_counter()
+            panel_content.panel_content(text, sid, "{}", rate)
+            ms = (time.perf_counter() - t0) * 1000
+            slowest = max(slowest, (sid, ms), key=lambda s: s[1])
+        total = (time.perf_counter() - start) * 1000
+        flag = "" if total < 300 else "  (over 300 ms)"
+        print(f"  {name:<28} {total:7.0f} ms  slowest {slowest[0]} {slowest[1]:.0f} ms{flag}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+
+    options = Options()
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--window-size=1600,1200",
+    ):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options)
+
+
+def _wait(condition, timeout: float) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        try:
+            if condition():
+                return time.perf_counter() - start
+        except Exception:  # the page is still rendering
+            pass
+        time.sleep(0.05)
+    return float("nan")
+
+
+DOTS_JS = (
+    "var maps = document.querySelectorAll('.cyto-map');"
+    "if (!maps.length) return false;"
+    "for (var i = 0; i < maps.length; i++) {"
+    "  var cy = maps[i]._cyreg && maps[i]._cyreg.cy;"
+    "  if (!cy || cy.nodes().length === 0) return false; }"
+    "return maps.length;"
+)
+TRACES_JS = (
+    "var g = document.querySelector('.js-plotly-plot');return !!(g && g.data && g.data.length);"
+)
+
+
+def browser_times() -> None:
+    from core import spark
+    from dashboard.app import server
+    from dashboard.jobs import MASTER_CONFIG, WARM_ON_VISIT_CONFIG, job_pool, warm_up
+
+    warm_up(SPARK_MASTER)
+    server.config[MASTER_CONFIG] = SPARK_MASTER
+    server.config[WARM_ON_VISIT_CONFIG] = False
+    job_pool(server).prestart()
+    port = _free_port()
+    httpd = make_server("127.0.0.1", port, server, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    driver = _browser()
+    try:
+        url = f"http://127.0.0.1:{port}/?preset={PAINT_PRESET}"
+        for label in ("cold server caches", "warm server caches"):
+            start = time.perf_counter()
+            driver.get(url)
+            seconds = _wait(lambda: driver.execute_script(DOTS_JS), 120)
+            total = time.perf_counter() - start
+            print(
+                f"page load to every panel drawn, {PAINT_PRESET} ({label}): {total:.1f} s"
+                f" (after the request: {seconds:.1f} s)"
+            )
+        driver.get(f"http://127.0.0.1:{port}/?preset=wordcount")
+        _wait(lambda: driver.execute_script(DOTS_JS), 60)
+        start = time.perf_counter()
+        driver.find_element("css selector", "#simulate").click()
+        seconds = _wait(lambda: driver.execute_script(TRACES_JS), 120)
+        print(
+            f"Simulate to filled charts, wordcount, default schedulers, warm Spark: "
+            f"{seconds:.1f} s (target < 10 s)"
+        )
+    finally:
+        driver.quit()
+        httpd.shutdown()
+        spark.stop_session()
+
+
+def main() -> None:
+    os.environ.setdefault("SLOTSCOPE_CACHE_DIR", tempfile.mkdtemp(prefix="slotscope-bench-"))
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    refresh_times()
+    browser_times()
+
+
+if __name__ == "__main__":
+    main()
