@@ -15,7 +15,7 @@ it by deterministic local search:
 
 The first improving move or swap is taken and the scan restarts from the
 next executor; the search ends when a full pass finds nothing, or after
-``budget`` evaluations. Everything is deterministic: same input, same result.
+``budget`` evaluations (fewer on large topologies: see ``SEARCH_WORK``). Everything is deterministic: same input, same result.
 Since moves are only taken when they improve the objective, the result is
 never worse than the best start under the model.
 
@@ -35,6 +35,10 @@ from core.model import Scenario
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment
 
 EXCLUDED = ("optimal", "slotscope")  # not starting points: too slow, or ourselves
+# One analytic evaluation costs time proportional to the executors, so the
+# search gets at most this many executor-evaluations (and at least 50 moves):
+# thousands of evaluations on WordCount, dozens on 10,000 executors.
+SEARCH_WORK = 400_000
 
 
 def _starts(scenario: Scenario):
@@ -168,7 +172,8 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     power = np.array([computation_power(n) for n in scenario.cluster.nodes])
     node_order = np.argsort(-power, kind="stable")
     cap = max(scenario.workers, int(np.count_nonzero(np.bincount(slots))))
-    search = _Search(ev, slots, cap, params["budget"], node_order)
+    budget = min(params["budget"], max(50, SEARCH_WORK // len(ev.executors)))
+    search = _Search(ev, slots, cap, budget, node_order)
     loads = ev.loads(slots)
     order = [int(i) for i in np.argsort(-loads.cpu, kind="stable")]
     search.run(order)

@@ -195,16 +195,21 @@ def simulate_replicas(
     return [simulate(scenario, schedule, rate, r, tuples, seed) for r in range(replicas)]
 
 
+MAX_OBSERVED_FLOWS = 20_000  # 1,000 x 1,000 shuffles would otherwise report 10^6 pairs
+
+
 def observe(scenario: Scenario, schedule: Schedule, rate: float | None = None) -> Observations:
     """Runtime observations of a placement, from the analytic layer at R_eff.
 
-    Executor-to-executor tuple rates (tuples/s, zero flows left out), the
-    CPU load of every executor in Hz (cores busy x the node's clock) and the
-    CPU utilisation of every node: what ``aniello-online`` and ``toss``
-    consume when the scenario carries no observations of its own.
+    Executor-to-executor tuple rates (tuples/s, zero flows left out; the
+    ``MAX_OBSERVED_FLOWS`` heaviest, as a monitor sampling the hottest pairs
+    would report them), the CPU load of every executor in Hz (cores busy x
+    the node's clock) and the CPU utilisation of every node: what
+    ``aniello-online`` and ``toss`` consume when the scenario carries no
+    observations of its own.
     """
     ev, slots, an = _prepare(scenario, schedule, rate)
-    flows = executor_flows(ev.table, slots, an.effective_rate)
+    flows = executor_flows(ev.table, slots, an.effective_rate, limit=MAX_OBSERVED_FLOWS)
     ghz = ev.nodes.ghz[ev.nodes.slot_node[slots]]
     return Observations(
         traffic=[ExecutorFlow(**{"from": u, "to": v, "rate": r}) for u, v, r in flows],

@@ -285,9 +285,11 @@ def executor_rates(
 
 
 def executor_flows(
-    table: StreamTable, worker_of: np.ndarray | None, rate: float = 1.0
+    table: StreamTable, worker_of: np.ndarray | None, rate: float = 1.0, limit: int | None = None
 ) -> list[tuple[str, str, float]]:
     """Every non-zero executor-to-executor flow at offered rate ``rate``, tuples/s.
+
+    With ``limit``, only the ``limit`` heaviest flows (ties in stream order).
 
     Parameters
     ----------
@@ -305,7 +307,9 @@ def executor_flows(
     rates = unit_rates(table, worker_of)
     names = table.executors
     start = table.comp_start
-    flows: list[tuple[str, str, float]] = []
+    src: list[np.ndarray] = []
+    dst: list[np.ndarray] = []
+    val: list[np.ndarray] = []
     for k in range(len(table.streams)):
         us = range(start[table.src_comp[k]], start[table.src_comp[k] + 1])
         ds = range(start[table.dst_comp[k]], start[table.dst_comp[k] + 1])
@@ -317,9 +321,19 @@ def executor_flows(
             same = wu[:, None] == wd[None, :]
             count = same.sum(axis=1, keepdims=True)
             pair += np.where(same, lam_u[:, None] / np.maximum(count, 1), 0.0)
-        for i, j in zip(*np.nonzero(pair), strict=True):
-            flows.append((names[us[i]], names[ds[j]], float(pair[i, j])))
-    return flows
+        i, j = np.nonzero(pair)
+        src.append(i + us.start)
+        dst.append(j + ds.start)
+        val.append(pair[i, j])
+    if not val:
+        return []
+    u, v, r = np.concatenate(src), np.concatenate(dst), np.concatenate(val)
+    if limit is not None and len(r) > limit:
+        keep = np.sort(np.argsort(-r, kind="stable")[:limit])
+        u, v, r = u[keep], v[keep], r[keep]
+    return [
+        (names[a], names[b], c) for a, b, c in zip(u.tolist(), v.tolist(), r.tolist(), strict=True)
+    ]
 
 
 def _workers(table: StreamTable, placement: Mapping[str, object] | None) -> np.ndarray | None:
