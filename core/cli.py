@@ -245,13 +245,14 @@ def _bad_input(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     from core.comparison import SettingsError
     from core.schedulers import SchedulerError
+    from core.spark import JobCancelled, SparkUnavailable
 
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
     except UsageError as err:
         return _bad_input(str(err))
-    except (ScenarioError, SchedulerError, SettingsError) as err:
+    except (ScenarioError, SchedulerError, SettingsError, SparkUnavailable, JobCancelled) as err:
         return _bad_input(str(err))
     except BrokenPipeError:
         return 0

@@ -80,6 +80,13 @@ def test_cancel_stops_a_long_job(spark):
     assert len(doc["results"]) == 1
 
 
+def test_missing_java_is_one_line_with_the_fix(monkeypatch):
+    monkeypatch.setattr(runner.shutil, "which", lambda _: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(runner.SparkUnavailable, match="apt-get install openjdk-17-jre-headless"):
+        runner._check_java()
+
+
 def test_unreachable_master_is_one_clear_error():
     with pytest.raises(runner.SettingsError, match="cannot reach the Spark master"):
         runner._check_master_reachable("spark://127.0.0.1:1")
