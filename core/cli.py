@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import io
 import json
 import sys
@@ -177,9 +178,9 @@ def write_csv(results: list[dict[str, Any]], path: str) -> None:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from dashboard.app import run
-
-    run(host=args.host, port=args.port, master=args.master)
+    # core never imports the web stack at import time; the dashboard is loaded on demand
+    app = importlib.import_module("dashboard.app")
+    app.run(host=args.host, port=args.port, master=args.master)
     return 0
 
 
