@@ -15,7 +15,8 @@ it by deterministic local search:
 
 The first improving move or swap is taken and the scan restarts from the
 next executor; the search ends when a full pass finds nothing, or after
-``budget`` evaluations (fewer on large topologies: see ``SEARCH_WORK``). Everything is deterministic: same input, same result.
+``budget`` evaluations (fewer on large topologies: see ``SEARCH_WORK``).
+Everything is deterministic: same input, same result.
 Since moves are only taken when they improve the objective, the result is
 never worse than the best start under the model.
 
