@@ -152,7 +152,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(doc)
     elif args.csv:
-        write_csv(doc["results"], args.csv)
+        write_csv(doc["results"] + doc["skipped"], args.csv)
         print(f"wrote {len(doc['results'])} results to {args.csv}")
     else:
         print(results_table(doc))

@@ -223,7 +223,7 @@ def results_table(doc: Mapping[str, Any]) -> str:
         "bottleneck",
     ]
     rows = []
-    for r in doc["results"]:
+    for r in list(doc["results"]) + list(doc.get("skipped", [])):
         if r.get("status", "ok") != "ok":
             rows.append(
                 [

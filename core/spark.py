@@ -279,7 +279,11 @@ def run_comparison(
     job_group: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Run a comparison as one Spark job; ``{"engine": {...}, "results": [...]}``.
+    """Run a comparison as one Spark job.
+
+    Returns ``{"engine": {...}, "results": [...], "skipped": [...]}``: one
+    result per (scheduler, rate, replica) that could be placed, and for the
+    others (status ``refused`` or ``not-enough-resources``) why not.
 
     Raises
     ------
@@ -298,8 +302,11 @@ def run_comparison(
         len(tasks),
         progress or PROGRESS.get(),
     )
-    order = [s for s, _ in schedulers]
+    rows = add_gaps(sort_results(rows, [s for s, _ in schedulers]))
     return {
         "engine": {**engine_info(session), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
-        "results": add_gaps(sort_results(rows, order)),
+        "results": [r for r in rows if r.get("status") == "ok"],
+        # placements that could not be made (a refused search, not enough resources):
+        # listed apart, so every entry of "results" carries the full set of figures
+        "skipped": [r for r in rows if r.get("status") != "ok"],
     }

@@ -115,7 +115,7 @@ def _pack(doc: Mapping[str, Any], offered: float, scenario_text: str) -> dict[st
     """What the results store holds: the rows, and the scenario they belong to."""
     return {
         "engine": doc.get("engine", {}),
-        "results": doc.get("results", []),
+        "results": list(doc.get("results", [])) + list(doc.get("skipped", [])),
         "offered": offered,
         "scenario": scenario_text,
     }

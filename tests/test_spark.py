@@ -207,3 +207,17 @@ def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalo
     remote = json.loads(proc.stdout)
     assert remote["engine"]["master"] == standalone_master
     assert _strip_timing(remote["results"]) == _strip_timing(local["results"])
+
+
+def test_placements_that_cannot_be_made_are_listed_apart(spark):
+    doc = runner.run_comparison(
+        preset("wordcount"),
+        [("even", {}), ("optimal", {"limit": 10})],
+        rates=[1000.0],
+        tuples=2000,
+    )
+    assert [r["scheduler"] for r in doc["results"]] == ["even"]
+    assert all({"throughput", "latency_ms", "max_rate"} <= set(r) for r in doc["results"])
+    [skipped] = doc["skipped"]
+    assert skipped["scheduler"] == "optimal" and skipped["status"] == "refused"
+    assert "search space has at least" in skipped["message"]
