@@ -3,9 +3,9 @@
 Callbacks pass the scenario as canonical JSON text (hashable, so it can key
 ``functools.lru_cache``), a scheduler id, its parameters as JSON text and
 the offered rate. :func:`evaluate` runs the scheduler in process (no Spark),
-computes the static placement metrics and, when ``core.simulator`` is
-available, its analytic steady state. Nothing here raises for bad input:
-a failure comes back as ``Evaluation.error``.
+computes the static placement metrics and its analytic steady state.
+Nothing here raises for bad input: a failure comes back as
+``Evaluation.error``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from core.comparison import NEEDS_OBSERVATIONS, with_observations
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
 from core.schedulers import Schedule, SchedulerError, run_scheduler
+from core.simulator import analyze
 from core.topology import TopologyGraph, build_graph
 
 log = logging.getLogger(__name__)
@@ -51,22 +52,11 @@ def scenario_of(text: str) -> Scenario:
     return validate_scenario(json.loads(text))
 
 
-def _analyzer():
-    try:
-        from core.simulator import analyze
-    except ImportError:
-        return None
-    return analyze
-
-
 def _observed(scenario: Scenario, scheduler: str, rate: float) -> Scenario:
     """Runtime observations for the schedulers that use them, as ``simulate`` feeds them."""
     if scheduler not in NEEDS_OBSERVATIONS:
         return scenario
-    try:
-        return with_observations(scenario, rate)
-    except ImportError:  # no simulator yet: the scheduler's own cold start
-        return scenario
+    return with_observations(scenario, rate)
 
 
 def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
@@ -76,7 +66,7 @@ def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
 
 @lru_cache(maxsize=1024)
 def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) -> Evaluation:
-    """Schedule, measure and (when the simulator is there) analyse one placement."""
+    """Schedule, measure and analyse one placement."""
     start = time.perf_counter()
     try:
         scenario = _observed(scenario_of(scenario_text), scheduler, rate)
@@ -90,8 +80,7 @@ def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) 
     metrics = analysis = None
     if _fully_placed(graph, schedule):
         metrics = placement_metrics(graph, schedule.placement())
-        analyze = _analyzer()
-        if analyze is not None and schedule.ok:
+        if schedule.ok:
             try:
                 analysis = analyze(scenario, schedule, rate=rate)
             except Exception:
