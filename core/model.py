@@ -121,6 +121,14 @@ class Node(_Model):
     nic_gbps: float | None = Field(
         None, gt=0, description="NIC bandwidth, Gbit/s; default: network.bandwidth_gbps."
     )
+    speed: float | None = Field(
+        None,
+        gt=0,
+        description=(
+            "Single-thread speed relative to the reference core on which cpu_us is "
+            "measured (1 = as fast); default: ghz / profiling.reference_ghz."
+        ),
+    )
 
 
 class Cluster(_Model):
@@ -133,6 +141,14 @@ class Workload(_Model):
     )
     service_cv: float = Field(
         1.0, ge=0, description="Coefficient of variation of service times (1 = exponential)."
+    )
+    max_spout_pending: int = Field(
+        1000,
+        ge=1,
+        description=(
+            "Storm's topology.max.spout.pending: tuple trees in flight per spout "
+            "executor; a spout at the limit waits for one to complete."
+        ),
     )
 
 
