@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8050
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench lint setup system-deps browser-deps clean
+.PHONY: run test bench lint screenshot setup system-deps browser-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -32,6 +32,10 @@ run: setup
 
 test: setup browser-deps
 	$(PY) -m pytest -q
+
+# Refresh docs/screenshot.png (the README's picture); `make test` never writes it.
+screenshot: setup browser-deps
+	SLOTSCOPE_SCREENSHOT=1 $(PY) -m pytest -q tests/browser/test_simulate.py -k wordcount_link
 
 bench: setup
 	$(PY) -m bench

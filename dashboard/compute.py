@@ -105,7 +105,6 @@ def headline(ev: Evaluation) -> dict[str, Any]:
     """
     a = ev.analysis
     latency = _field(a, "latency_estimate_ms")
-    p99 = _field(latency, "p99") if isinstance(latency, Mapping) else latency
     nodes = _field(a, "nodes_used")
     if nodes is None and ev.metrics is not None:
         nodes = ev.metrics.nodes_used
@@ -116,7 +115,7 @@ def headline(ev: Evaluation) -> dict[str, Any]:
         "throughput": _field(a, "throughput"),
         "sink_throughput": _field(a, "sink_throughput"),
         "max_rate": _field(a, "max_rate"),
-        "p99_ms": p99,
+        "latency_estimate_ms": latency,
         "nodes_used": nodes,
         "slots_used": slots,
         "saturated": _field(a, "saturated"),

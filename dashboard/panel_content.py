@@ -109,7 +109,7 @@ def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list
         if p99_ms is not None
         else _stat(
             "latency (est.)",
-            _number(h["p99_ms"], " ms", 2),
+            _number(h["latency_estimate_ms"], " ms", 2),
             "Analytic estimate of the mean complete latency; Simulate for p50/p95/p99",
         ),
         _stat("nodes used", nodes),
