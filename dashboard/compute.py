@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ def headline(ev: Evaluation) -> dict[str, Any]:
     """
     a = ev.analysis
     latency = _field(a, "latency_estimate_ms")
+    max_rate = _field(a, "max_rate")
     nodes = _field(a, "nodes_used")
     if nodes is None and ev.metrics is not None:
         nodes = ev.metrics.nodes_used
@@ -114,7 +116,8 @@ def headline(ev: Evaluation) -> dict[str, Any]:
     return {
         "throughput": _field(a, "throughput"),
         "sink_throughput": _field(a, "sink_throughput"),
-        "max_rate": _field(a, "max_rate"),
+        "rate": _field(a, "rate"),
+        "max_rate": max_rate if max_rate is not None and math.isfinite(max_rate) else None,
         "latency_estimate_ms": latency,
         "nodes_used": nodes,
         "slots_used": slots,

@@ -38,6 +38,7 @@ EDIT_MESSAGE = "edit-message"
 
 # placement panels
 PANELS = "panels"
+RANKING = "ranking"
 ALL_EDGES = "all-edges"
 DAG_TYPE = "dag"
 MAP_TYPE = "placement-map"

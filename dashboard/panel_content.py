@@ -86,9 +86,11 @@ def simulated_p99(
 
 
 def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list[Any]:
-    """The panel header: simulated p99 when a simulation of this scenario has run,
-    else the analytic latency estimate, labelled as such."""
+    """The panel header, capacity first: R* and its headroom over the offered rate, then
+    the simulated p99 when a simulation of this scenario has run, else the analytic
+    latency estimate, labelled as such."""
     h = headline(ev)
+    rate = h["rate"]
     badges = []
     if ev.schedule is not None and not ev.schedule.ok:
         badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
@@ -103,7 +105,9 @@ def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list
     nodes = f"{h['nodes_used']} / {nodes_total}" if h["nodes_used"] is not None else "—"
     cells = [
         _stat(
-            "throughput /s", _number(h["throughput"]), "Tuples processed per second, all executors"
+            "R* /s" + (f" · {h['max_rate'] / rate:.1f}x offered" if h["max_rate"] and rate else ""),
+            _number(h["max_rate"]),
+            "Maximum sustainable rate per spout component, and its headroom over the offered rate",
         ),
         _stat("p99", _number(p99_ms, " ms", 2), "Simulated 99th percentile complete latency")
         if p99_ms is not None

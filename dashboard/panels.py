@@ -193,6 +193,7 @@ def layout(
                     ),
                 ],
             ),
+            html.Div(id=ids.RANKING, className="ranking"),
             html.Div(
                 frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"
             ),
