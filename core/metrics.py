@@ -165,3 +165,44 @@ def schedule_metrics(
 ) -> PlacementMetrics:
     """Metrics of a scheduler's result (graph built with the schedule's parallelism)."""
     return placement_metrics(graph, schedule.placement(), **distances)
+
+
+@dataclass(frozen=True)
+class PlacementChanges:
+    """Executors that sit elsewhere in placement ``b`` than in ``a``.
+
+    ``moved_node`` changed node; ``moved_slot`` stayed on its node but changed
+    worker; ``only_a`` / ``only_b`` exist in one placement only (a scheduler
+    that chose another parallelism).
+    """
+
+    moved_node: tuple[str, ...]
+    moved_slot: tuple[str, ...]
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+
+    @property
+    def moved(self) -> tuple[str, ...]:
+        return self.moved_node + self.moved_slot
+
+
+def placement_changes(
+    a: Mapping[str, tuple[str, int]], b: Mapping[str, tuple[str, int]]
+) -> PlacementChanges:
+    """Which executors moved between two placements (executor -> (node, slot)).
+
+    Examples
+    --------
+    >>> a = {"x#0": ("n1", 0), "x#1": ("n1", 1), "y#0": ("n2", 0), "z#0": ("n1", 0)}
+    >>> b = {"x#0": ("n1", 0), "x#1": ("n1", 0), "y#0": ("n1", 0), "w#0": ("n2", 0)}
+    >>> c = placement_changes(a, b)
+    >>> c.moved_node, c.moved_slot, c.only_a, c.only_b
+    (('y#0',), ('x#1',), ('z#0',), ('w#0',))
+    """
+    common = [e for e in a if e in b]
+    return PlacementChanges(
+        moved_node=tuple(e for e in common if a[e][0] != b[e][0]),
+        moved_slot=tuple(e for e in common if a[e][0] == b[e][0] and a[e][1] != b[e][1]),
+        only_a=tuple(e for e in a if e not in b),
+        only_b=tuple(e for e in b if e not in a),
+    )

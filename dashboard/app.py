@@ -16,7 +16,17 @@ import dash_cytoscape as cyto
 from dash import Dash
 from flask_caching import Cache
 
-from dashboard import charts, editors, jobs, layout, panels, ranking, scenario_bar, simulate
+from dashboard import (
+    charts,
+    compare,
+    editors,
+    jobs,
+    layout,
+    panels,
+    ranking,
+    scenario_bar,
+    simulate,
+)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 CACHE_DIR_ENV = "SLOTSCOPE_CACHE_DIR"
@@ -46,7 +56,7 @@ jobs.install(server, cache)
 app.layout = layout.serve
 
 # The feature modules whose @callback functions this app serves (imported for that).
-FEATURES = (charts, editors, panels, ranking, scenario_bar, simulate)
+FEATURES = (charts, compare, editors, panels, ranking, scenario_bar, simulate)
 
 
 def run(

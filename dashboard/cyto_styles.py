@@ -164,3 +164,30 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
         },
         {"selector": "node:selected", "style": {"border-color": ACCENT, "border-width": 2}},
     ]
+
+
+MOVED_COLOR = "#dc2626"  # executors that sit elsewhere under the other scheduler of a pair
+
+
+def _id_selector(element_ids: list[str]) -> str:
+    return ", ".join(f'node[id = "{i}"]' for i in element_ids)
+
+
+def moved_styles(moved_node: list[str], moved_slot: list[str]) -> list[dict[str, Any]]:
+    """Outlines for executors (element ids) on another node (solid) or worker (dashed)."""
+    styles = []
+    if moved_slot:
+        styles.append(
+            {
+                "selector": _id_selector(moved_slot),
+                "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "dashed"},
+            }
+        )
+    if moved_node:
+        styles.append(
+            {
+                "selector": _id_selector(moved_node),
+                "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "solid"},
+            }
+        )
+    return styles

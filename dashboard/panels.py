@@ -18,10 +18,11 @@ from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_
 from dash.exceptions import PreventUpdate
 
 from core.schedulers import SCHEDULERS
-from dashboard import ids, registry
+from dashboard import compare, ids, registry
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
-from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet, moved_styles
+from dashboard.elements import executor_element_id
 from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
 
 EXPORT_FORMATS = (
@@ -194,6 +195,7 @@ def layout(
                 ],
             ),
             html.Div(id=ids.RANKING, className="ranking"),
+            compare.controls(selected),
             html.Div(
                 frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"
             ),
@@ -259,11 +261,22 @@ def fill_panel(scenario_data, params, rate, results, panel):
 @callback(
     Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
     Input(ids.ALL_EDGES, "value"),
-    State({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
+    Input(ids.COMPARE_STORE, "data"),
+    Input({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
     prevent_initial_call=True,
 )
-def toggle_edges(all_edges, map_ids):
-    return [map_stylesheet(bool(all_edges)) for _ in map_ids]
+def map_styles(all_edges, compared, map_ids):
+    """Inter-worker edges on request; the compared pair's moved executors outlined."""
+    return [map_stylesheet(bool(all_edges)) + _outlines(compared, m["sched"]) for m in map_ids]
+
+
+def _outlines(compared: Mapping[str, Any] | None, scheduler: str) -> list[dict[str, Any]]:
+    if not compared or scheduler not in compared.get("pair", ()):
+        return []
+    return moved_styles(
+        [executor_element_id(e) for e in compared["moved_node"]],
+        [executor_element_id(e) for e in compared["moved_slot"]],
+    )
 
 
 @callback(

@@ -1,0 +1,132 @@
+"""Compare two schedulers: which executors moved, and what each figure gains or loses.
+
+Pick a pair; the executors that sit elsewhere under the second scheduler are
+outlined in both placement maps (another node: solid, another worker of the
+same node: dashed) and a table sets the pair's headline figures side by side.
+Built from the memoised evaluations the panels already hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dash import Input, Output, callback, dcc, html
+from dash.exceptions import PreventUpdate
+
+from core.metrics import PlacementChanges, placement_changes
+from core.schedulers import SCHEDULERS
+from dashboard import ids
+from dashboard.compute import Evaluation, canonical, evaluate
+from dashboard.ranking import FIGURES, Standing, standing
+
+
+def controls(selected: Sequence[str]) -> html.Div:
+    """The pair pickers (first two selected schedulers by default) and the result area."""
+    options = [{"label": s, "value": s} for s in SCHEDULERS]
+    first = selected[0] if selected else None
+    second = selected[1] if len(selected) > 1 else None
+    return html.Div(
+        className="compare",
+        children=[
+            html.Span("Compare", className="compare-label"),
+            dcc.Dropdown(id=ids.COMPARE_A, options=options, value=first, clearable=True),
+            html.Span("with", className="muted"),
+            dcc.Dropdown(id=ids.COMPARE_B, options=options, value=second, clearable=True),
+            html.Div(id=ids.COMPARE_RESULT, className="compare-result"),
+            dcc.Store(id=ids.COMPARE_STORE),
+        ],
+    )
+
+
+def changes_of(a: Evaluation, b: Evaluation) -> PlacementChanges | None:
+    """Executors moved from a's placement to b's; None when either has none."""
+    if a.schedule is None or b.schedule is None:
+        return None
+    return placement_changes(a.schedule.placement(), b.schedule.placement())
+
+
+def moved_line(changes: PlacementChanges | None, a: str, b: str) -> str:
+    """One sentence on what moved.
+
+    >>> moved_line(PlacementChanges(("x#0",), ("y#0", "y#1"), (), ()), "even", "lf")
+    'lf places 3 executors elsewhere than even: 1 on another node, 2 in another worker'
+    """
+    if changes is None:
+        return f"{a} or {b} could not place the scenario."
+    n, s = len(changes.moved_node), len(changes.moved_slot)
+    if n + s == 0 and not changes.only_a and not changes.only_b:
+        return f"{b} places every executor where {a} does"
+    line = (
+        f"{b} places {n + s} executors elsewhere than {a}: "
+        f"{n} on another node, {s} in another worker"
+    )
+    if changes.only_a or changes.only_b:
+        line += f"; parallelism differs ({len(changes.only_a)} vs {len(changes.only_b)} unmatched)"
+    return line
+
+
+def _fmt(value: float | None, digits: int) -> str:
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def difference_table(a: Standing, b: Standing) -> html.Table:
+    """Each headline figure for a and b, b - a, and whether b is better."""
+    digits = {"max_rate": 0, "latency_ms": 2, "nodes_used": 0, "slots_used": 0, "inter_node": 0}
+    rows = []
+    for name, (label, larger) in FIGURES.items():
+        va, vb = getattr(a, name), getattr(b, name)
+        if va is None or vb is None:
+            delta, verdict = "—", ""
+        else:
+            d = vb - va
+            delta = f"{d:+,.{digits[name]}f}"
+            if va:
+                delta += f" ({d / abs(va):+.0%})"
+            better = d > 0 if larger else d < 0
+            verdict = (
+                "" if abs(d) <= 1e-9 * max(1.0, abs(va)) else ("better" if better else "worse")
+            )
+        rows.append(
+            html.Tr(
+                [
+                    html.Td(label),
+                    html.Td(_fmt(va, digits[name])),
+                    html.Td(_fmt(vb, digits[name])),
+                    html.Td(delta, className=verdict or None),
+                ]
+            )
+        )
+    head = html.Tr([html.Th("figure"), html.Th(a.scheduler), html.Th(b.scheduler), html.Th("Δ")])
+    return html.Table([html.Thead(head), html.Tbody(rows)], className="compare-table")
+
+
+def store_of(a: str, b: str, changes: PlacementChanges | None) -> dict[str, Any]:
+    """What the placement maps need to outline the moved executors."""
+    return {
+        "pair": [a, b],
+        "moved_node": list(changes.moved_node) if changes else [],
+        "moved_slot": list(changes.moved_slot) if changes else [],
+    }
+
+
+@callback(
+    Output(ids.COMPARE_RESULT, "children"),
+    Output(ids.COMPARE_STORE, "data"),
+    Input(ids.COMPARE_A, "value"),
+    Input(ids.COMPARE_B, "value"),
+    Input(ids.SCENARIO_STORE, "data"),
+    Input(ids.PARAMS_STORE, "data"),
+    Input(ids.RATE, "value"),
+)
+def compare(a, b, scenario_data, params, rate):
+    """The moved executors and the difference table of the chosen pair."""
+    if not scenario_data or not rate or rate <= 0:
+        raise PreventUpdate
+    if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
+        return html.Span("Pick two different schedulers.", className="muted"), None
+    text = canonical(scenario_data)
+    ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in (a, b))
+    changes = changes_of(ea, eb)
+    result = [html.P(moved_line(changes, a, b)), difference_table(standing(ea), standing(eb))]
+    return result, store_of(a, b, changes)

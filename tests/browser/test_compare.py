@@ -1,0 +1,48 @@
+"""Compare two schedulers in a browser: the moved executors outlined in both maps."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser.duo_helpers import wait_until
+from core.presets import preset_json
+from dashboard import ids
+from dashboard.compare import changes_of
+from dashboard.compute import canonical, evaluate
+
+pytestmark = pytest.mark.browser
+
+
+def _outlined(duo, scheduler: str) -> int:
+    """Executors drawn with the moved outline (3 px border) in a scheduler's map."""
+    return duo.driver.execute_script(
+        "var cy = document.getElementById(arguments[0])._cyreg.cy;"
+        "return cy.nodes('.executor').filter(function (n) {"
+        " return n.style('border-width') === '3px'; }).length;",
+        f'{{"sched":"{scheduler}","type":"placement-map"}}',
+    )
+
+
+def test_picking_a_pair_outlines_the_moved_executors_in_both_maps(page):
+    data = preset_json("wordcount")
+    rate = data["workload"]["rate"]
+    text = canonical(data)
+    changes = changes_of(
+        evaluate(text, "even", "{}", rate), evaluate(text, "top-storm", "{}", rate)
+    )
+    moved = len(changes.moved)
+    assert moved > 0
+    page.select_dcc_dropdown(f"#{ids.COMPARE_A}", value="even")
+    page.select_dcc_dropdown(f"#{ids.COMPARE_B}", value="top-storm")
+    result = f"#{ids.COMPARE_RESULT}"
+    wait_until(
+        lambda: (
+            f"top-storm places {moved} executors elsewhere than even"
+            in page.find_element(result).text
+        )
+    )
+    assert "R* tuples/s" in page.find_element(result).text
+    wait_until(lambda: _outlined(page, "even") == moved)
+    wait_until(lambda: _outlined(page, "top-storm") == moved)
+    wait_until(lambda: _outlined(page, "rstorm") == 0)
+    assert page.get_logs() == []
