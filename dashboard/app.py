@@ -26,6 +26,7 @@ from dashboard import (
     ranking,
     scenario_bar,
     simulate,
+    whatif,
 )
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -56,7 +57,7 @@ jobs.install(server, cache)
 app.layout = layout.serve
 
 # The feature modules whose @callback functions this app serves (imported for that).
-FEATURES = (charts, compare, editors, panels, ranking, scenario_bar, simulate)
+FEATURES = (charts, compare, editors, panels, ranking, scenario_bar, simulate, whatif)
 
 
 def run(

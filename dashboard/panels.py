@@ -18,7 +18,7 @@ from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_
 from dash.exceptions import PreventUpdate
 
 from core.schedulers import SCHEDULERS
-from dashboard import compare, ids, registry
+from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet, moved_styles
@@ -196,6 +196,7 @@ def layout(
             ),
             html.Div(id=ids.RANKING, className="ranking"),
             compare.controls(selected),
+            whatif.controls(),
             html.Div(
                 frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"
             ),

@@ -1,0 +1,168 @@
+"""What if a node fails: pick it (or click it in any placement map), see every scheduler cope.
+
+For each selected scheduler: whether it keeps surviving executors in place
+(Storm's EvenScheduler does; the others re-place everything), how many
+executors moved, and R*, the latency estimate and nodes used before and
+after. *Undo* brings the healthy cluster back. The panels keep showing the
+healthy placements; this table is the what-if.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+from dash import ALL, Input, Output, callback, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from core.model import ScenarioError
+from core.schedulers import SCHEDULERS, SchedulerError
+from core.simulator import analyze
+from core.whatif import failover
+from dashboard import ids
+from dashboard.compute import canonical, evaluate, scenario_of
+
+NODE_PREFIX, SLOT_PREFIX = "node:", "slot:"  # placement map element ids (dashboard.elements)
+
+
+def controls() -> html.Div:
+    return html.Div(
+        className="whatif",
+        children=[
+            html.Span("What if node", className="compare-label"),
+            dcc.Dropdown(id=ids.FAIL_NODE, options=[], value=None, placeholder="pick or click"),
+            html.Span("fails?", className="muted"),
+            html.Button("Undo", id=ids.FAIL_UNDO, className="btn"),
+            html.Div(id=ids.WHATIF_RESULT, className="compare-result"),
+        ],
+    )
+
+
+def node_of_element(element_id: str | None) -> str | None:
+    """The node of a clicked machine or slot in a placement map.
+
+    >>> node_of_element("node:n3"), node_of_element("slot:i7-8c:2"), node_of_element("ex:a#0")
+    ('n3', 'i7-8c', None)
+    """
+    if not element_id:
+        return None
+    if element_id.startswith(NODE_PREFIX):
+        return element_id[len(NODE_PREFIX) :]
+    if element_id.startswith(SLOT_PREFIX):
+        return element_id[len(SLOT_PREFIX) :].rsplit(":", 1)[0]
+    return None
+
+
+@lru_cache(maxsize=256)
+def whatif_row(text: str, node: str, scheduler: str, params_text: str, rate: float) -> dict:
+    """Before and after figures of one scheduler when ``node`` fails (memoised)."""
+    before = evaluate(text, scheduler, params_text, rate)
+    row = {"scheduler": scheduler, "error": ""}
+    if before.schedule is None or before.analysis is None:
+        return row | {"error": before.error or "no placement before the failure"}
+    try:
+        out = failover(
+            scenario_of(text), node, scheduler, json.loads(params_text), before.schedule, rate
+        )
+    except (ScenarioError, SchedulerError) as err:
+        return row | {"error": str(err)}
+    after = analyze(out.scenario, out.schedule, rate=rate) if out.schedule.ok else None
+    a = before.analysis
+    return row | {
+        "keeps": out.keeps_survivors,
+        "moved": len(out.changes.moved),
+        "max_rate": (_finite(a.max_rate), _finite(after.max_rate) if after else None),
+        "latency_ms": (a.latency_estimate_ms, after.latency_estimate_ms if after else None),
+        "nodes": (a.nodes_used, after.nodes_used if after else None),
+        "error": "" if out.schedule.ok else out.schedule.message,
+    }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _pair(values: tuple, digits: int) -> str:
+    b, a = values
+    if b is None or a is None:
+        return "—" if b is None else f"{b:,.{digits}f} → —"
+    change = f" ({(a - b) / b:+.0%})" if b else ""
+    return f"{b:,.{digits}f} → {a:,.{digits}f}{change}"
+
+
+def table(rows: Sequence[dict], node: str) -> list:
+    """The what-if table: one row per scheduler."""
+    head = html.Tr(
+        [
+            html.Th(h)
+            for h in ("scheduler", "survivors", "moved", "R* tuples/s", "latency est. ms", "nodes")
+        ]
+    )
+    body = []
+    for r in rows:
+        if "moved" not in r:
+            body.append(html.Tr([html.Td(r["scheduler"]), html.Td(r["error"], colSpan=5)]))
+            continue
+        body.append(
+            html.Tr(
+                [
+                    html.Td(r["scheduler"]),
+                    html.Td("kept in place" if r["keeps"] else "all re-placed"),
+                    html.Td(str(r["moved"])),
+                    html.Td(_pair(r["max_rate"], 0)),
+                    html.Td(_pair(r["latency_ms"], 2)),
+                    html.Td(_pair(r["nodes"], 0), title=r["error"]),
+                ]
+            )
+        )
+    line = html.P(
+        f"{node} fails: each scheduler re-places as it would in Storm "
+        "(EvenScheduler keeps executors whose worker is alive; the others re-place all)"
+    )
+    return [line, html.Table([html.Thead(head), html.Tbody(body)], className="compare-table")]
+
+
+@callback(Output(ids.FAIL_NODE, "options"), Input(ids.SCENARIO_STORE, "data"))
+def node_options(scenario_data):
+    if not scenario_data:
+        raise PreventUpdate
+    return [{"label": n["id"], "value": n["id"]} for n in scenario_data["cluster"]["nodes"]]
+
+
+@callback(
+    Output(ids.FAIL_NODE, "value"),
+    Input({"type": ids.MAP_TYPE, "sched": ALL}, "tapNodeData"),
+    Input(ids.FAIL_UNDO, "n_clicks"),
+    prevent_initial_call=True,
+)
+def pick_node(taps, _undo):
+    """A click on a machine or slot of any map picks its node; Undo clears it."""
+    if ctx.triggered_id == ids.FAIL_UNDO:
+        return None
+    tapped = ctx.triggered[0]["value"] if ctx.triggered else None
+    node = node_of_element((tapped or {}).get("id"))
+    return node if node is not None else no_update
+
+
+@callback(
+    Output(ids.WHATIF_RESULT, "children"),
+    Input(ids.FAIL_NODE, "value"),
+    Input(ids.SCENARIO_STORE, "data"),
+    Input(ids.PARAMS_STORE, "data"),
+    Input(ids.RATE, "value"),
+    Input(ids.SCHEDULERS, "value"),
+)
+def show_whatif(node, scenario_data, params, rate, selected):
+    if not scenario_data or not rate or rate <= 0:
+        raise PreventUpdate
+    if not node or node not in {n["id"] for n in scenario_data["cluster"]["nodes"]}:
+        return html.Span("Healthy cluster.", className="muted")
+    text = canonical(scenario_data)
+    rows = [
+        whatif_row(text, node, s, canonical((params or {}).get(s, {})), float(rate))
+        for s in selected or []
+        if s in SCHEDULERS
+    ]
+    return table(rows, node)
