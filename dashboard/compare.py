@@ -41,7 +41,7 @@ def controls(selected: Sequence[str]) -> html.Div:
 
 def changes_of(a: Evaluation, b: Evaluation) -> PlacementChanges | None:
     """Executors moved from a's placement to b's; None when either has none."""
-    if a.schedule is None or b.schedule is None:
+    if a.schedule is None or b.schedule is None or not (a.schedule.ok and b.schedule.ok):
         return None
     return placement_changes(a.schedule.placement(), b.schedule.placement())
 

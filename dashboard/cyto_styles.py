@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dashboard.colors import ACCENT, INK, MUTED, TRAFFIC_COLORS
+from dashboard.elements import PIE_SLICES
 
 FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quoted names
 
@@ -121,6 +122,28 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "background-color": "#f1f5f9",
                 "border-style": "dashed",
                 "border-color": "#cbd5e1",
+            },
+        },
+        {
+            "selector": "node.slot.agg",
+            "style": {
+                "shape": "ellipse",
+                "width": "data(w)",
+                "height": "data(h)",
+                "pie-size": "92%",
+                "text-valign": "center",
+                "font-size": 10,
+                "color": INK,
+                "text-outline-color": "#ffffff",
+                "text-outline-width": 2,
+                **{
+                    key: value
+                    for i in range(1, PIE_SLICES + 1)
+                    for key, value in (
+                        (f"pie-{i}-background-color", f"data(pie{i}c)"),
+                        (f"pie-{i}-background-size", f"data(pie{i}s)"),
+                    )
+                },
             },
         },
         {

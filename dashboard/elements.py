@@ -31,6 +31,9 @@ SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
 MIN_NODE_W = 210  # px: a node box is at least as wide as its label
 MAX_SLOT_LABELS = 32  # larger clusters leave slots unlabelled (unreadable, and slow to draw)
 MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
+AGGREGATE_EXECUTORS = 100  # above this many executors a slot is one pie of its components
+AGGREGATE_NODES = 20  # ... and above this many nodes
+PIE_SLICES = 16  # cytoscape draws at most 16 pie slices; smaller components share the last
 
 Slot = tuple[str, int]
 
@@ -261,13 +264,18 @@ def placement_elements(
     traffic: bool = True,
 ) -> list[dict[str, Any]]:
     """The placement map: every node and slot of the cluster (idle ones too), executor dots,
-    and (``traffic``, for complete placements) the traffic between workers."""
+    and (``traffic``, for complete placements) the traffic between workers.
+
+    Large placements (see :func:`aggregated`) draw each slot as one pie of its
+    components' shares, labelled with its executor count; the executors it
+    holds travel in its data (``members``) for drill-down."""
     per_slot: dict[Slot, list[str]] = {}
     for e in sorted(placement, key=_executor_sort_key(graph)):
         per_slot.setdefault(placement[e], []).append(e)
     geo = map_geometry(scenario)
     nodes = scenario.cluster.nodes
     label_slots = sum(n.slots for n in nodes) <= MAX_SLOT_LABELS
+    aggregate = aggregated(len(placement), len(nodes))
     out: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
         x0 = (i % geo.node_cols) * (geo.node_w + NODE_GAP_X)
@@ -305,6 +313,10 @@ def placement_elements(
                     "classes": "slot" + ("" if execs else " idle"),
                 }
             )
+            if aggregate:
+                out[-1]["classes"] += " agg"
+                out[-1]["data"].update(slot_summary(execs, colors))
+                continue
             spots, size = dot_positions(len(execs), cx, cy, geo)
             out.extend(
                 {
@@ -324,6 +336,39 @@ def placement_elements(
     if traffic:
         out.extend(traffic_elements(graph, placement))
     return out
+
+
+def aggregated(executors: int, nodes: int) -> bool:
+    """Whether a map of this size shows slots as pies instead of executor dots.
+
+    >>> aggregated(28, 5), aggregated(400, 8), aggregated(50, 40)
+    (False, True, True)
+    """
+    return executors > AGGREGATE_EXECUTORS or nodes > AGGREGATE_NODES
+
+
+def slot_summary(executors: Sequence[str], colors: Mapping[str, str]) -> dict[str, Any]:
+    """An aggregated slot's data: executor count, members, and pie slices by component.
+
+    >>> d = slot_summary(["a#0", "a#1", "b#0", "a#2"], {"a": "#f00", "b": "#00f"})
+    >>> d["label"], d["members"], d["pie1c"], d["pie1s"], d["pie2s"]
+    ('4', 'a#0 a#1 b#0 a#2', '#f00', 75.0, 25.0)
+    """
+    counts = Counter(component_of(e) for e in executors)
+    total = sum(counts.values()) or 1
+    ranked = counts.most_common()
+    head, tail = ranked[: PIE_SLICES - 1], ranked[PIE_SLICES - 1 :]
+    slices = [(colors.get(c, "#888"), n) for c, n in head]
+    if tail:
+        slices.append(("#94a3b8", sum(n for _, n in tail)))
+    data: dict[str, Any] = {
+        "label": str(len(executors)) if executors else "",
+        "members": " ".join(executors),
+    }
+    for i in range(1, PIE_SLICES + 1):
+        color, n = slices[i - 1] if i <= len(slices) else ("#ffffff", 0)
+        data[f"pie{i}c"], data[f"pie{i}s"] = color, round(100.0 * n / total, 3)
+    return data
 
 
 def count_by_class(elements: Sequence[Mapping[str, Any]], cls: str) -> int:

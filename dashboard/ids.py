@@ -52,6 +52,7 @@ MAP_TYPE = "placement-map"
 STATS_TYPE = "panel-stats"
 NOTE_TYPE = "panel-note"
 DECISIONS_TYPE = "panel-decisions"
+DRILL_TYPE = "panel-drill"
 EXPORT_TYPE = "export"
 
 # simulation
@@ -113,6 +114,10 @@ def note_id(scheduler: str) -> dict[str, str]:
 
 def decisions_id(scheduler: str) -> dict[str, str]:
     return {"type": DECISIONS_TYPE, "sched": scheduler}
+
+
+def drill_id(scheduler: str) -> dict[str, str]:
+    return {"type": DRILL_TYPE, "sched": scheduler}
 
 
 def export_id(scheduler: str, graph: str, fmt: str) -> dict[str, str]:

@@ -107,6 +107,7 @@ def frame(
                         boxSelectionEnabled=False,
                         style={"width": "100%", "height": "100%"},
                     ),
+                    html.Div(id=ids.drill_id(scheduler), className="pane-drill"),
                 ],
                 className="pane pane-map",
             ),
@@ -278,6 +279,33 @@ def _outlines(compared: Mapping[str, Any] | None, scheduler: str) -> list[dict[s
         [executor_element_id(e) for e in compared["moved_node"]],
         [executor_element_id(e) for e in compared["moved_slot"]],
     )
+
+
+@callback(
+    Output({"type": ids.DRILL_TYPE, "sched": MATCH}, "children"),
+    Input({"type": ids.MAP_TYPE, "sched": MATCH}, "tapNodeData"),
+    prevent_initial_call=True,
+)
+def drill_down(tapped):
+    """What a clicked slot holds (aggregated maps list the executors of a slot here)."""
+    return drill_text(tapped)
+
+
+def drill_text(tapped: Mapping[str, Any] | None) -> str:
+    """One line on a clicked map element.
+
+    >>> drill_text({"id": "slot:n1:2", "members": "a#0 b#1"})
+    'n1 slot 2 holds 2 executors: a#0, b#1'
+    >>> drill_text({"id": "ex:a#0", "label": "a#0"})
+    ''
+    """
+    if not tapped or not str(tapped.get("id", "")).startswith("slot:"):
+        return ""
+    node, slot = tapped["id"][len("slot:") :].rsplit(":", 1)
+    members = str(tapped.get("members", "")).split()
+    if not members:
+        return f"{node} slot {slot} is idle" if "members" in tapped else ""
+    return f"{node} slot {slot} holds {len(members)} executors: {', '.join(members)}"
 
 
 @callback(

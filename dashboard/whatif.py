@@ -24,7 +24,7 @@ from core.whatif import failover
 from dashboard import ids
 from dashboard.compute import canonical, evaluate, scenario_of
 
-NODE_PREFIX, SLOT_PREFIX = "node:", "slot:"  # placement map element ids (dashboard.elements)
+NODE_PREFIX = "node:"  # a machine's element id in a placement map (dashboard.elements)
 
 
 def controls() -> html.Div:
@@ -41,17 +41,13 @@ def controls() -> html.Div:
 
 
 def node_of_element(element_id: str | None) -> str | None:
-    """The node of a clicked machine or slot in a placement map.
+    """The node of a clicked machine in a placement map (a slot click drills down instead).
 
-    >>> node_of_element("node:n3"), node_of_element("slot:i7-8c:2"), node_of_element("ex:a#0")
-    ('n3', 'i7-8c', None)
+    >>> node_of_element("node:n3"), node_of_element("slot:n3:2"), node_of_element(None)
+    ('n3', None, None)
     """
-    if not element_id:
-        return None
-    if element_id.startswith(NODE_PREFIX):
+    if element_id and element_id.startswith(NODE_PREFIX):
         return element_id[len(NODE_PREFIX) :]
-    if element_id.startswith(SLOT_PREFIX):
-        return element_id[len(SLOT_PREFIX) :].rsplit(":", 1)[0]
     return None
 
 
@@ -138,7 +134,7 @@ def node_options(scenario_data):
     prevent_initial_call=True,
 )
 def pick_node(taps, _undo):
-    """A click on a machine or slot of any map picks its node; Undo clears it."""
+    """A click on a machine in any map picks it; Undo clears it."""
     if ctx.triggered_id == ids.FAIL_UNDO:
         return None
     tapped = ctx.triggered[0]["value"] if ctx.triggered else None

@@ -165,3 +165,21 @@ def test_a_crowded_slot_packs_smaller_dots_inside_its_box(pair):
     for d in dots:
         assert abs(d["position"]["x"] - slot["position"]["x"]) <= half_w
         assert abs(d["position"]["y"] - slot["position"]["y"]) <= half_h
+
+
+def test_large_placements_draw_each_slot_as_a_pie_of_its_executors():
+    sc = preset("lf-diamond-x10")  # 400 executors on 8 nodes x 10 slots
+    graph = build_graph(sc)
+    placement = run_scheduler(sc, "even").placement()
+    colors = component_colors(list(graph.order))
+    elements = placement_elements(sc, graph, placement, colors)
+    assert count_by_class(elements, "executor") == 0
+    slots = [e for e in elements if "slot" in e["classes"].split()]
+    assert len(slots) == 80 and all("agg" in e["classes"] for e in slots)
+    members = [m for e in slots for m in e["data"]["members"].split()]
+    assert sorted(members) == sorted(placement)
+    for e in slots:  # the pie's slices add up to the whole slot
+        d = e["data"]
+        if d["members"]:
+            assert abs(sum(d[f"pie{i}s"] for i in range(1, 17)) - 100.0) < 1e-6
+            assert d["label"] == str(len(d["members"].split()))
