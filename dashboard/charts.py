@@ -63,7 +63,7 @@ def waiting() -> html.Div:
 
 def layout() -> html.Section:
     return html.Section(
-        className="section",
+        className="section charts-section",
         children=[
             html.Div(
                 className="section-head",

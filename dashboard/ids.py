@@ -6,6 +6,7 @@ scheduler (``{"type": DAG_TYPE, "sched": "even"}``) or per parameter.
 """
 
 URL = "url"
+PRESENT_PRESETS = "present-presets"  # presentation mode: the preset order the arrow keys step
 
 # scenario bar
 PRESET = "preset"

@@ -19,7 +19,7 @@ from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS
 from dashboard import charts, editors, ids, jobs, panels, registry, scenario_bar
 from dashboard.rows import scenario_rows
-from dashboard.transfer import parse_query
+from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query
 
 DEFAULT_PRESET = "wordcount"
 
@@ -63,7 +63,7 @@ def facts(scenario: Scenario) -> str:
     )
 
 
-def topbar(scenario: Scenario) -> html.Header:
+def topbar(scenario: Scenario, name: str) -> html.Header:
     return html.Header(
         className="topbar",
         children=[
@@ -82,6 +82,13 @@ def topbar(scenario: Scenario) -> html.Header:
                     html.Div(facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"),
                 ],
             ),
+            html.A(
+                "Present",
+                href=f"?preset={name}&present={','.join(PRESENT_DEFAULT)}",
+                className="topbar-link",
+                title="One pair at a time in large type; arrow keys step through presets, "
+                "Escape leaves",
+            ),
             html.A("Glossary", href="#glossary", className="topbar-link"),
         ],
     )
@@ -98,13 +105,22 @@ def glossary() -> html.Section:
     )
 
 
-def requested_view() -> tuple[str, list[str]]:
-    """The preset and schedulers of the page being loaded (its URL), else the defaults."""
-    name, selected = None, None
+def requested_view() -> tuple[str, list[str], bool]:
+    """The preset and schedulers of the page being loaded (its URL), else the defaults,
+    and whether it is a presentation (``present=A,B``: that pair only)."""
+    name, selected, pair = None, None, None
     if has_request_context() and request.referrer:
-        name, selected = parse_query(urlparse(request.referrer).query, PRESETS, SCHEDULERS)
+        query = urlparse(request.referrer).query
+        name, selected = parse_query(query, PRESETS, SCHEDULERS)
+        pair = parse_present(query, SCHEDULERS)
     default = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
-    return name or default, selected if selected is not None else registry.default_selection()
+    if pair:
+        return name or default, pair, True
+    return (
+        name or default,
+        selected if selected is not None else registry.default_selection(),
+        False,
+    )
 
 
 def serve() -> html.Div:
@@ -115,21 +131,22 @@ def serve() -> html.Div:
     """
     if has_request_context() and current_app.config.get(jobs.WARM_ON_VISIT_CONFIG, True):
         jobs.job_pool().warm(current_app.config.get(jobs.MASTER_CONFIG))
-    name, selected = requested_view()
+    name, selected, presenting = requested_view()
     scenario = preset(name)
     params = registry.default_params(selected)
     data = scenario.to_json_dict()
     rate = scenario.workload.rate
     return html.Div(
-        className="page",
+        className="page present" if presenting else "page",
         children=[
+            html.Div(id=ids.PRESENT_PRESETS, hidden=True, **{"data-presets": ",".join(PRESETS)}),
             dcc.Location(id=ids.URL, refresh=False),
             dcc.Store(id=ids.BASE_STORE, data=data),
             dcc.Store(id=ids.SCENARIO_STORE, data=data),
             dcc.Store(id=ids.PARAMS_STORE, data=params),
             dcc.Store(id=ids.JOB_STORE),
             dcc.Store(id=ids.RESULTS_STORE),
-            topbar(scenario),
+            topbar(scenario, name),
             html.Main(
                 className="content",
                 children=[

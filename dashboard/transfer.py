@@ -51,6 +51,29 @@ def parse_query(
     return preset, chosen
 
 
+PRESENT_DEFAULT = ("even", "slotscope")  # the pair a presentation opens with
+
+
+def parse_present(search: str | None, schedulers: Iterable[str]) -> list[str] | None:
+    """The scheduler pair of a presentation (``?present=even,lf``), None when not presenting.
+
+    ``present=1`` or a pair that names unknown schedulers falls back to even
+    and slotscope.
+
+    >>> parse_present("?preset=w&present=lf,even", ["even", "lf", "slotscope"])
+    ['lf', 'even']
+    >>> parse_present("?present=1", ["even", "lf", "slotscope"]), parse_present("?x=1", [])
+    (['even', 'slotscope'], None)
+    """
+    query = parse_qs((search or "").lstrip("?"))
+    if "present" not in query:
+        return None
+    known = list(schedulers)
+    names = [s.strip() for s in query["present"][0].split(",")]
+    pair = list(dict.fromkeys(s for s in names if s in known))[:2]
+    return pair if len(pair) == 2 else [s for s in PRESENT_DEFAULT if s in known]
+
+
 def decode_upload(contents: str | None, filename: str | None) -> Scenario:
     """The scenario in an upload (a ``data:...;base64,`` URL); ScenarioError if refused."""
     source = filename or "upload"
