@@ -5,8 +5,12 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8050
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# PyFlink lives in a venv of its own (see pyproject's `flink` extra for why).
+FLINK_VENV  := .venv-flink
+FLINK_STAMP := $(FLINK_VENV)/.installed
+FLINK_REQ   := apache-flink>=1.19
 
-.PHONY: run test bench lint screenshot setup system-deps browser-deps clean
+.PHONY: run test bench lint screenshot setup system-deps browser-deps flink-venv flink-fixtures clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -27,10 +31,23 @@ browser-deps:
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 \
 	  || bash .ci/apt-install chromium chromium-driver
 
+# .venv-flink: the importer tests build real Flink job plans with it (else they use the
+# committed ones); `make flink-fixtures` rewrites tests/importers/fixtures/flink_*.json.
+$(FLINK_STAMP):
+	python3 -m venv $(FLINK_VENV)
+	$(FLINK_VENV)/bin/python -m pip install -q --upgrade pip
+	$(FLINK_VENV)/bin/python -m pip install -q '$(FLINK_REQ)'
+	touch $(FLINK_STAMP)
+
+flink-venv: $(FLINK_STAMP)
+
+flink-fixtures: $(FLINK_STAMP)
+	$(FLINK_VENV)/bin/python tests/importers/flink_jobs.py
+
 run: setup
 	$(VENV)/bin/slotscope dashboard --host $(HOST) --port $(PORT)
 
-test: setup browser-deps
+test: setup browser-deps flink-venv
 	$(PY) -m pytest -q
 
 # Refresh docs/screenshot.png (the README's picture); `make test` never writes it.
@@ -45,4 +62,4 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check core dashboard tests bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(FLINK_VENV) build *.egg-info

@@ -18,6 +18,17 @@ from typing import Any, NoReturn
 
 from core.model import Scenario, ScenarioError, load_scenario, scenario_schema
 from core.report import schedule_document, schedule_table
+from core.settings import (
+    DEFAULT_TUPLES,
+    MASTER,
+    RATE,
+    RATES,
+    REPLICAS,
+    SEED,
+    TUPLES,
+    Settings,
+    SettingsError,
+)
 
 EXIT_BAD_INPUT = 2
 
@@ -129,12 +140,11 @@ def _progress_bar(done: int, total: int) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from core.comparison import check_settings, results_table, scheduler_list
+    from core.comparison import results_table, scheduler_list
 
     scenario: Scenario = load_scenario(args.scenario)
     schedulers = scheduler_list(args.scheduler or ["all"])
-    rates = args.rate or [scenario.workload.rate]
-    check_settings(rates=rates, replicas=args.replicas, tuples=args.tuples)
+    settings = simulation_settings(args, scenario.workload.rate)
 
     from core import spark
 
@@ -142,11 +152,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     doc = spark.run_comparison(
         scenario,
         [(s, {}) for s in schedulers],
-        rates=rates,
-        replicas=args.replicas,
-        tuples=args.tuples,
-        seed=args.seed,
-        master=args.master,
+        rates=settings.rates,
+        replicas=settings.replicas,
+        tuples=settings.tuples,
+        seed=settings.seed,
+        master=settings.master,
         progress=progress,
     )
     if args.json:
@@ -157,6 +167,37 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(results_table(doc))
     return 0
+
+
+FLAGS = {
+    RATES: "--rate",
+    RATE: "--rate",
+    REPLICAS: "--replicas",
+    TUPLES: "--tuples",
+    SEED: "--seed",
+    MASTER: "--master",
+}  # a Settings field's words -> the flag that sets it
+
+
+def simulation_settings(args: argparse.Namespace, default_rate: float) -> Settings:
+    """The flags of ``simulate`` as a Settings value; a bad one is a UsageError led by its flag.
+
+    >>> ns = argparse.Namespace(rate=None, replicas=0, tuples=1000, seed=0, master=None)
+    >>> simulation_settings(ns, 10.0)
+    Traceback (most recent call last):
+    ...
+    core.cli.UsageError: --replicas: 0 is not between 1 and 32
+    """
+    try:
+        return Settings(
+            rates=tuple(args.rate or [default_rate]),
+            replicas=args.replicas,
+            tuples=args.tuples,
+            seed=args.seed,
+            master=args.master,
+        )
+    except SettingsError as err:
+        raise UsageError(f"{FLAGS[err.field]}: {err.message}") from None
 
 
 def write_csv(results: list[dict[str, Any]], path: str) -> None:
@@ -175,6 +216,42 @@ def write_csv(results: list[dict[str, Any]], path: str) -> None:
     else:
         with open(path, "w", newline="") as fh:
             fh.write(buf.getvalue())
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from core.reproduce import reproduce, select, summary, table
+
+    try:
+        select(args.paper)  # an unknown paper is bad input, before any work
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    rows = reproduce(args.paper)
+    if args.json:
+        _print_json({"claims": [r.to_json() for r in rows], "summary": summary(rows)})
+    else:
+        print(table(rows))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from core.importers import import_sources
+
+    imported = import_sources(args.source, timeout_s=args.timeout)
+    text = json.dumps(imported.document(), indent=2) + "\n"
+    for warning in imported.warnings:
+        sys.stderr.write(f"slotscope: assumed: {warning}\n")
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w") as fh:
+            fh.write(text)
+        sc = imported.scenario
+        executors = sum(c.parallelism for c in sc.topology.components)
+        sys.stderr.write(
+            f"wrote {args.out}: {sc.name}, {len(sc.topology.components)} components, "
+            f"{executors} executors, {len(sc.cluster.nodes)} nodes\n"
+        )
+    return 0
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -222,13 +299,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--rate", action="append", type=float, metavar="R", help="offered rate, tuples/s"
     )
     p.add_argument("--replicas", type=int, default=1)
-    p.add_argument("--tuples", type=int, default=100_000, help="spout tuples per replica")
+    p.add_argument("--tuples", type=int, default=DEFAULT_TUPLES, help="spout tuples per replica")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "reproduce", help="every paper claim beside slotscope's figure, with a verdict"
+    )
+    p.add_argument("paper", nargs="?", help="top-storm, lf, nasiri or aniello (default: all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser(
+        "import", help="a scenario from Storm UI REST responses or a Flink job plan (files or URL)"
+    )
+    p.add_argument(
+        "source",
+        nargs="+",
+        help="JSON file(s) or a URL: Storm /api/v1/topology/ID (+ /visualization, "
+        "/api/v1/supervisor/summary), Flink get_execution_plan() or /jobs/JID/plan",
+    )
+    p.add_argument("--out", metavar="FILE", help="write the scenario here (default stdout)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="per URL, seconds")
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("dashboard", help="start the web dashboard")
     p.add_argument("--host", default="127.0.0.1")
@@ -244,7 +341,6 @@ def _bad_input(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from core.comparison import SettingsError
     from core.schedulers import SchedulerError
     from core.spark import JobCancelled, SparkUnavailable
 

@@ -10,38 +10,21 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.model import Scenario, parse_scenario, with_changes
+from core.settings import SettingsError  # noqa: F401  (its home is core.settings; old imports)
 
-MAX_RATES = 64
-MAX_REPLICAS = 32
-MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
-NEEDS_OBSERVATIONS = ("aniello-online", "toss")  # fed from a simulation of `even` when absent
-# Schedulers that run a Spark job of their own: placed on the driver before the
-# comparison job (a Spark task cannot start another job), at the scenario's rate.
-DRIVER_SIDE = ("optimal",)
+if TYPE_CHECKING:  # a run-time import would close the circle through core.schedulers
+    from core.schedulers import Schedule
 
-
-class SettingsError(ValueError):
-    """A bad simulation setting (rate, replicas, tuples, master); names it."""
-
-
-def check_settings(rates: Sequence[float], replicas: int, tuples: int) -> None:
-    """Refuse settings outside what a simulation can honour."""
-    if not rates:
-        raise SettingsError("--rate: give at least one offered rate")
-    if len(rates) > MAX_RATES:
-        raise SettingsError(f"--rate: {len(rates)} rates, the limit is {MAX_RATES}")
-    for r in rates:
-        if not (isinstance(r, int | float) and math.isfinite(r) and r > 0):
-            raise SettingsError(f"--rate: {r!r} is not a positive number of tuples/s")
-    if not 1 <= replicas <= MAX_REPLICAS:
-        raise SettingsError(f"--replicas: {replicas} is outside [1, {MAX_REPLICAS}]")
-    if not 1_000 <= tuples <= MAX_TUPLES:
-        raise SettingsError(f"--tuples: {tuples} is outside [1000, {MAX_TUPLES}]")
+# Fed, when the scenario has none, with observations of the placement each assumes is
+# running: aniello-online reschedules what aniello-offline deployed (its cold start), so
+# "traffic before/after" and "node relieved" compare like with like. TOSS is not fed: its
+# node workload is other topologies' load (0 here) unless the scenario gives background load.
+RUNNING_PLACEMENT = {"aniello-online": "aniello-offline"}
+NEEDS_OBSERVATIONS = tuple(RUNNING_PLACEMENT)
 
 
 def scheduler_list(requested: Sequence[str]) -> list[str]:
@@ -68,18 +51,11 @@ def comparison_tasks(
 ) -> list[dict[str, Any]]:
     """One JSON-ready task per (scheduler, rate, replica)."""
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
-    placed = {
-        (sid, float(rate)): place_on_driver(at_rate(scenario, rate), sid, params)
-        for sid, params in schedulers
-        if sid in DRIVER_SIDE
-        for rate in rates
-    }
     return [
         {
             "scenario": text,
             "scheduler": sid,
             "params": dict(params),
-            "schedule": placed.get((sid, float(rate))),
             "rate": float(rate),
             "replica": replica,
             "tuples": tuples,
@@ -99,54 +75,62 @@ def at_rate(scenario: Scenario, rate: float) -> Scenario:
     return scenario.model_copy(update={"workload": workload})
 
 
-def place_on_driver(scenario: Scenario, sid: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """A driver-side scheduler's result, or its refusal, ready to ship to tasks."""
-    from core.schedulers import SchedulerError, run_scheduler
-
-    try:
-        return run_scheduler(scenario, sid, params).to_dict()
-    except SchedulerError as err:
-        return {"refused": str(err)}
-
-
 @functools.lru_cache(maxsize=8)
 def _scenario(text: str) -> Scenario:
     return parse_scenario(text)
 
 
-def with_observations(scenario: Scenario, rate: float) -> Scenario:
-    """The scenario with runtime observations from simulating `even`'s placement."""
+def with_observations(
+    scenario: Scenario,
+    rate: float,
+    running: str = RUNNING_PLACEMENT["aniello-online"],
+    current: Schedule | None = None,
+) -> Scenario:
+    """The scenario with runtime observations from simulating ``running``'s placement
+    (``current`` when the caller has it already, e.g. the dashboard's memo)."""
     from core.schedulers import run_scheduler
     from core.simulator import observe
 
     if scenario.observations is not None and scenario.observations.traffic:
         return scenario
-    current = run_scheduler(scenario, "even")
+    current = current or run_scheduler(scenario, running)
     return with_changes(scenario, observations=observe(scenario, current, rate))
+
+
+@functools.lru_cache(maxsize=32)
+def _placed(text: str, rate: float, sid: str, params: str):
+    """One placement per (scenario, rate, scheduler, params) in a process: replicas of a
+    task share it (a search such as ``optimal`` is solved once, not once per replica)."""
+    from core.schedulers import run_scheduler
+
+    scenario = at_rate(_scenario(text), rate)
+    if sid in NEEDS_OBSERVATIONS:
+        scenario = with_observations(scenario, rate, RUNNING_PLACEMENT[sid])
+    return run_scheduler(scenario, sid, json.loads(params))
 
 
 def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """Schedule and simulate one task; one result row (never raises for a failed placement)."""
-    from core.schedulers import Schedule, run_scheduler
+    from core.schedulers import SchedulerError
     from core.simulator import simulate
 
     scenario = at_rate(_scenario(task["scenario"]), task["rate"])
-    shipped = task.get("schedule")
-    if shipped and "refused" in shipped:
+    try:
+        schedule = _placed(
+            task["scenario"],
+            task["rate"],
+            task["scheduler"],
+            json.dumps(task["params"], sort_keys=True),
+        )
+    except SchedulerError as err:
         return {
             "scheduler": task["scheduler"],
             "rate": task["rate"],
             "replica": task["replica"],
             "status": "refused",
-            "message": shipped["refused"],
+            "message": str(err),
             "placement_ms": 0.0,
         }
-    if shipped:
-        schedule = Schedule.from_dict(shipped)
-    else:
-        if task["scheduler"] in NEEDS_OBSERVATIONS:
-            scenario = with_observations(scenario, task["rate"])
-        schedule = run_scheduler(scenario, task["scheduler"], task["params"])
     if not schedule.ok:
         return {
             "scheduler": task["scheduler"],

@@ -25,23 +25,54 @@ def computation_power(node: Node, alpha: float = DEFAULT_ALPHA) -> float:
 
 
 def power_ranks(nodes: Sequence[Node], alpha: float = DEFAULT_ALPHA) -> dict[str, int]:
-    """Rank 1 = most powerful; equal powers share a rank (competition ranking)."""
+    """Rank of each node by computation power: 1 = most powerful, dense ranking.
+
+    Equal powers share a rank and the next power gets the next integer
+    (1, 1, 1, 2, 3, ...), as TOP-Storm's Table 4 prints its "Index" column:
+    three identical i7-6700 hosts all have index 1 and the next host index 2.
+    Powers are compared after rounding to 9 decimals, so float noise does not
+    split a tie.
+
+    Examples
+    --------
+    >>> from core.model import Node
+    >>> big = Node(id="big", cores=8, ghz=3.4, slots=1)
+    >>> twin = dict(cores=4, ghz=3.0, slots=1)
+    >>> power_ranks([big, Node(id="t1", **twin), Node(id="t2", **twin)])
+    {'big': 1, 't1': 2, 't2': 2}
+
+    References
+    ----------
+    .. [1] A. Muhammad, M. Aleem, M. A. Islam. TOP-Storm: a topology-based
+       resource-aware scheduler for stream processing engine. Cluster
+       Computing, 2020, Table 4. doi:10.1007/s10586-020-03117-y
+    """
     powers = {n.id: round(computation_power(n, alpha), 9) for n in nodes}
-    ordered = sorted(set(powers.values()), reverse=True)
-    ranks, rank = {}, 1
-    for p in ordered:
-        same = [nid for nid, q in powers.items() if q == p]
-        for nid in same:
-            ranks[nid] = rank
-        rank += len(same)
-    return ranks
+    dense = {p: rank for rank, p in enumerate(sorted(set(powers.values()), reverse=True), 1)}
+    return {nid: dense[p] for nid, p in powers.items()}
 
 
 def core_speed(node: Node, profiling: Profiling) -> float:
-    """Speed of one core relative to the reference core on which cpu_us is measured."""
-    return (node.ghz * node.flops_per_cycle) / (
-        profiling.reference_ghz * profiling.reference_flops_per_cycle
-    )
+    """Single-thread speed of one core relative to the reference core of ``cpu_us``.
+
+    The node's ``speed`` when given (what a user measures, e.g. a benchmark
+    ratio), else ``ghz / profiling.reference_ghz``. FLOPs per cycle do not
+    enter: they are TOP-Storm's ranking input (Eq. 1, :func:`processing_speed`),
+    and string and hash-map work does not run at FLOP rates (SIMULATOR.md).
+    Per-type profiling, where given, overrides this for service times
+    (:func:`core.simulator.costs.service_matrix`).
+
+    Examples
+    --------
+    >>> from core.model import Node, Profiling
+    >>> core_speed(Node(id="a", cores=4, ghz=1.5, slots=1, flops_per_cycle=4), Profiling())
+    0.5
+    >>> core_speed(Node(id="b", cores=4, ghz=2.4, slots=1, speed=1.3), Profiling())
+    1.3
+    """
+    if node.speed is not None:
+        return node.speed
+    return node.ghz / profiling.reference_ghz
 
 
 def total_cores(node: Node) -> int:

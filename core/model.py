@@ -113,7 +113,10 @@ class Node(_Model):
     slots: int = Field(ge=0, le=MAX_SLOTS_PER_NODE, description="Worker slots offered.")
     sockets: int = Field(1, ge=1, description="CPU sockets.")
     flops_per_cycle: float = Field(
-        16, gt=0, description="Double-precision FLOPs per cycle per core."
+        16,
+        gt=0,
+        description="Double-precision FLOPs per cycle per core (TOP-Storm's ranking "
+        "input, Eq. 1; does not scale service times).",
     )
     ram_gb: float = Field(16, gt=0, description="Memory, GB.")
     rack: str = Field("default", description="Rack name.")
@@ -164,7 +167,10 @@ class Profiling(_Model):
         3.0, gt=0, description="Clock of the reference core on which cpu_us is measured, GHz."
     )
     reference_flops_per_cycle: float = Field(
-        16, gt=0, description="FLOPs per cycle of the reference core."
+        16,
+        gt=0,
+        description="FLOPs per cycle of the reference core (informative: FLOPs never "
+        "scale service times; core speed is node.speed or ghz / reference_ghz).",
     )
     per_type: dict[str, dict[str, TypeProfile]] = Field(
         default_factory=dict,
@@ -399,8 +405,30 @@ def load_scenario(ref: str) -> Scenario:
     return parse_scenario(path.read_bytes(), source=ref)
 
 
+_PART_TYPES = {
+    "topology": Topology,
+    "cluster": Cluster,
+    "workload": Workload,
+    "profiling": Profiling,
+    "network": Network,
+    "observations": Observations,
+}  # the top-level fields that hold a model
+
+
 def with_changes(scenario: Scenario, **changes: Any) -> Scenario:
-    """A validated copy of ``scenario`` with top-level fields replaced."""
+    """A validated copy of ``scenario`` with top-level fields replaced.
+
+    Parts given as models of their field's type are valid already: they are
+    put in as they are and only the cross-field checks run again (dumping and
+    re-validating 20,000 observed flows cost more than the scheduler reading them).
+
+    >>> from core.presets import preset
+    >>> sc = preset("lf-linear")
+    >>> with_changes(sc, observations=Observations(node_cpu_util={"n1": 0.5})).observations
+    Observations(traffic=[], executor_load_hz={}, node_cpu_util={'n1': 0.5})
+    """
+    if all(isinstance(v, _PART_TYPES.get(k, ())) for k, v in changes.items()):
+        return validate_scenario(scenario.model_copy(update=changes))
     data = scenario.to_json_dict()
     for key, value in changes.items():
         data[key] = (

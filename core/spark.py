@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 from core.comparison import SettingsError, add_gaps, comparison_tasks, run_task, sort_results
 from core.model import Scenario
+from core.settings import MASTER
 
 DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
@@ -86,7 +87,7 @@ def _check_master_reachable(master: str) -> None:
                 return
         except OSError as err:
             reason = err.strerror or str(err)
-    raise SettingsError(f"--master {master}: cannot reach the Spark master ({reason})")
+    raise SettingsError(MASTER, f"cannot reach the Spark master at {master} ({reason})")
 
 
 def _core_zip() -> str:
@@ -195,7 +196,8 @@ def map_tasks(
 ) -> list[Any]:
     """``[func(t) for t in tasks]`` as one Spark job, one task each, in order.
 
-    ``func`` must be a plain importable function (the optimal search's chunks).
+    ``func`` must be a plain importable function (e.g. ``optimal``'s solve or search tasks,
+    given as the mapper of ``core.schedulers.optimal.search``).
     Progress goes to ``progress`` or, when unset, to the listener of the
     calling context (:data:`PROGRESS`).
     """

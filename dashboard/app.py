@@ -20,6 +20,7 @@ from dashboard import (
     charts,
     compare,
     editors,
+    importer,
     jobs,
     layout,
     panels,
@@ -57,7 +58,7 @@ jobs.install(server, cache)
 app.layout = layout.serve
 
 # The feature modules whose @callback functions this app serves (imported for that).
-FEATURES = (charts, compare, editors, panels, ranking, scenario_bar, simulate, whatif)
+FEATURES = (charts, compare, editors, importer, panels, ranking, scenario_bar, simulate, whatif)
 
 
 def run(

@@ -1,11 +1,26 @@
-"""The dashboard's one way into the core: a memoised placement evaluation.
+"""The dashboard's one way into the core, memoised per scenario hash.
 
-Callbacks pass the scenario as canonical JSON text (hashable, so it can key
+Callbacks pass the scenario as canonical JSON text (hashable, so it keys
 ``functools.lru_cache``), a scheduler id, its parameters as JSON text and
-the offered rate. :func:`evaluate` runs the scheduler in process (no Spark),
-computes the static placement metrics and its analytic steady state.
+the offered rate. Each step is computed once and shared by every panel,
+the ranking strip, the compare table and the what-if table:
+
+- :func:`scenario_of`: the text parsed and validated, once per text;
+- :func:`graph_of`: its topology graph, once per parallelism (shared by the
+  schedulers that keep the scenario's parallelism);
+- :func:`observed`: the scenario with runtime observations, once per
+  (text, rate): a simulation of the placement the observing scheduler assumes
+  is running (``core.comparison.RUNNING_PLACEMENT``), taken from the memo
+  below, so aniello-online reuses the aniello-offline panel's placement;
+- :func:`placed`: one scheduler's schedule, its topology graph and static
+  metrics, once per (text, scheduler, resolved parameters), and per rate only
+  for the schedulers that read observations (the others do not depend on it);
+- :func:`evaluate`: :func:`placed` plus the analytic steady state at the rate.
+
 Nothing here raises for bad input: a failure comes back as
-``Evaluation.error``.
+``Evaluation.error``. Schedulers run in process (no Spark), on the scenario
+as edited (its own workload rate): the rate input sets what the placement is
+analysed and observed at.
 """
 
 from __future__ import annotations
@@ -19,14 +34,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from core.comparison import NEEDS_OBSERVATIONS, with_observations
+from core.comparison import NEEDS_OBSERVATIONS, RUNNING_PLACEMENT, with_observations
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
-from core.schedulers import Schedule, SchedulerError, run_scheduler
-from core.simulator import analyze
+from core.schedulers import (
+    SCHEDULERS,
+    Schedule,
+    SchedulerError,
+    get_scheduler,
+    resolve_params,
+    run_scheduler,
+)
+from core.simulator import Analysis, analyze
 from core.topology import TopologyGraph, build_graph
 
 log = logging.getLogger(__name__)
+SEARCHES = ("optimal", "slotscope")  # schedulers that start from the others' placements
 
 
 @dataclass(frozen=True)
@@ -37,9 +60,19 @@ class Evaluation:
     schedule: Schedule | None
     graph: TopologyGraph | None
     metrics: PlacementMetrics | None
-    analysis: Any = None
+    analysis: Analysis | None = None
     error: str = ""
     server_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A schedule with its graph and static metrics (metrics None unless fully placed)."""
+
+    schedule: Schedule
+    graph: TopologyGraph
+    metrics: PlacementMetrics | None
+    server_ms: float
 
 
 def canonical(data: Mapping[str, Any]) -> str:
@@ -53,49 +86,102 @@ def scenario_of(text: str) -> Scenario:
     return validate_scenario(json.loads(text))
 
 
-def _observed(scenario: Scenario, scheduler: str, rate: float) -> Scenario:
-    """Runtime observations for the schedulers that use them, as ``simulate`` feeds them."""
-    if scheduler not in NEEDS_OBSERVATIONS:
-        return scenario
-    return with_observations(scenario, rate)
+def resolved_params(scheduler: str, params_text: str) -> str:
+    """Canonical text of the parameters with the registry's defaults filled in, so
+    ``{}`` and the defaults spelled out share one cache entry (raises SchedulerError).
+
+    >>> resolved_params("top-storm", "{}") == resolved_params("top-storm", '{"alpha": 0.8}')
+    True
+    """
+    resolved = resolve_params(get_scheduler(scheduler), json.loads(params_text))
+    return json.dumps(resolved, sort_keys=True)
+
+
+def observation_rate(scheduler: str, rate: float) -> float | None:
+    """The rate a scheduler's placement depends on: the rate for those that read
+    observations, None for the others (their placement is the same at every rate)."""
+    return float(rate) if scheduler in NEEDS_OBSERVATIONS else None
+
+
+@lru_cache(maxsize=64)
+def observed(text: str, rate: float, scheduler: str) -> Scenario:
+    """The scenario with observations of what ``scheduler`` assumes is running, at ``rate``."""
+    running = RUNNING_PLACEMENT[scheduler]
+    current = placed(text, running, resolved_params(running, "{}"), None).schedule
+    return with_observations(scenario_of(text), rate, running, current=current)
+
+
+@lru_cache(maxsize=64)
+def graph_of(text: str, parallelism: tuple[tuple[str, int], ...]) -> TopologyGraph:
+    """The topology graph at a parallelism, shared by every scheduler that keeps it."""
+    return build_graph(scenario_of(text), dict(parallelism))
 
 
 def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
-    placed = {a.executor for a in schedule.assignments}
-    return all(e in placed for c in graph.order for e in graph.executors(c))
+    done = {a.executor for a in schedule.assignments}
+    return all(e in done for c in graph.order for e in graph.executors(c))
+
+
+@lru_cache(maxsize=1024)
+def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Placed:
+    """One scheduler's schedule, graph and static metrics (raises ScenarioError,
+    SchedulerError). ``params_key`` is :func:`resolved_params`; ``rate`` is
+    :func:`observation_rate`."""
+    start = time.perf_counter()
+    scenario = scenario_of(text) if rate is None else observed(text, rate, scheduler)
+    schedule = run_scheduler(scenario, scheduler, json.loads(params_key))
+    graph = graph_of(text, tuple(sorted(schedule.parallelism.items())))
+    metrics = (
+        placement_metrics(graph, schedule.placement()) if _fully_placed(graph, schedule) else None
+    )
+    return Placed(schedule, graph, metrics, (time.perf_counter() - start) * 1000.0)
 
 
 @lru_cache(maxsize=1024)
 def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) -> Evaluation:
     """Schedule, measure and analyse one placement."""
-    start = time.perf_counter()
     try:
-        scenario = _observed(scenario_of(scenario_text), scheduler, rate)
-        schedule = run_scheduler(scenario, scheduler, json.loads(params_text))
-        graph = build_graph(scenario, schedule.parallelism)
+        key = resolved_params(scheduler, params_text)
+        p = placed(scenario_text, scheduler, key, observation_rate(scheduler, rate))
     except (ScenarioError, SchedulerError) as err:
         return Evaluation(scheduler, None, None, None, error=str(err))
     except Exception as err:  # a scheduler bug must not take the page down
         log.exception("scheduler %s failed", scheduler)
         return Evaluation(scheduler, None, None, None, error=f"{type(err).__name__}: {err}")
-    metrics = analysis = None
-    if _fully_placed(graph, schedule):
-        metrics = placement_metrics(graph, schedule.placement())
-        if schedule.ok:
-            try:
-                analysis = analyze(scenario, schedule, rate=rate)
-            except Exception:
-                log.exception("analysis of %s failed", scheduler)
-    elapsed = (time.perf_counter() - start) * 1000.0
-    return Evaluation(scheduler, schedule, graph, metrics, analysis, server_ms=elapsed)
+    start = time.perf_counter()
+    analysis = None
+    if p.metrics is not None and p.schedule.ok:
+        try:
+            analysis = analyze(scenario_of(scenario_text), p.schedule, rate=rate)
+        except Exception:
+            log.exception("analysis of %s failed", scheduler)
+    elapsed = p.server_ms + (time.perf_counter() - start) * 1000.0  # as if computed cold
+    return Evaluation(scheduler, p.schedule, p.graph, p.metrics, analysis, server_ms=elapsed)
 
 
-def _field(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
+def starting_placements(text: str, rate: float) -> dict[str, Schedule]:
+    """The paper schedulers' successful placements the page has (or would have) computed,
+    with default parameters: where a search (``slotscope``) can start from instead of
+    running them again.
+
+    A search that takes its starting points as an argument gets them from here; today
+    ``slotscope`` runs the paper schedulers itself (see the module docstring of
+    ``core.schedulers.slotscope``).
+    """
+    out = {}
+    for sid in SCHEDULERS:
+        if sid in SEARCHES:
+            continue
+        ev = evaluate(text, sid, "{}", rate)
+        if ev.schedule is not None and ev.schedule.ok:
+            out[sid] = ev.schedule
+    return out
+
+
+def clear_caches() -> None:
+    """Forget every memoised step (benchmarks measure a cold start)."""
+    for step in (scenario_of, graph_of, observed, placed, evaluate):
+        step.cache_clear()
 
 
 def headline(ev: Evaluation) -> dict[str, Any]:
@@ -105,22 +191,17 @@ def headline(ev: Evaluation) -> dict[str, Any]:
     True
     """
     a = ev.analysis
-    latency = _field(a, "latency_estimate_ms")
-    max_rate = _field(a, "max_rate")
-    nodes = _field(a, "nodes_used")
-    if nodes is None and ev.metrics is not None:
-        nodes = ev.metrics.nodes_used
-    slots = _field(a, "slots_used")
-    if slots is None and ev.metrics is not None:
-        slots = ev.metrics.slots_used
+    nodes = a.nodes_used if a else ev.metrics.nodes_used if ev.metrics else None
+    slots = a.slots_used if a else ev.metrics.slots_used if ev.metrics else None
+    max_rate = a.max_rate if a and math.isfinite(a.max_rate) else None
     return {
-        "throughput": _field(a, "throughput"),
-        "sink_throughput": _field(a, "sink_throughput"),
-        "rate": _field(a, "rate"),
-        "max_rate": max_rate if max_rate is not None and math.isfinite(max_rate) else None,
-        "latency_estimate_ms": latency,
+        "throughput": a.throughput if a else None,
+        "sink_throughput": a.sink_throughput if a else None,
+        "rate": a.rate if a else None,
+        "max_rate": max_rate,
+        "latency_estimate_ms": a.latency_estimate_ms if a else None,
         "nodes_used": nodes,
         "slots_used": slots,
-        "saturated": _field(a, "saturated"),
-        "bottleneck": _field(a, "bottleneck"),
+        "saturated": a.saturated if a else None,
+        "bottleneck": a.bottleneck if a else None,
     }

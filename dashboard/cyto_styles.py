@@ -192,12 +192,13 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
 MOVED_COLOR = "#dc2626"  # executors that sit elsewhere under the other scheduler of a pair
 
 
-def _id_selector(element_ids: list[str]) -> str:
-    return ", ".join(f'node[id = "{i}"]' for i in element_ids)
+def _id_selector(id_prefixes: list[str]) -> str:
+    return ", ".join(f'node[id ^= "{i}"]' for i in id_prefixes)
 
 
 def moved_styles(moved_node: list[str], moved_slot: list[str]) -> list[dict[str, Any]]:
-    """Outlines for executors (element ids) on another node (solid) or worker (dashed)."""
+    """Outlines for executors (element id prefixes, ``executor_element_id(e)``) on another
+    node (solid) or worker (dashed)."""
     styles = []
     if moved_slot:
         styles.append(

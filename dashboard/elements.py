@@ -46,8 +46,20 @@ def slot_element_id(node: str, slot: int) -> str:
     return f"slot:{node}:{slot}"
 
 
-def executor_element_id(executor: str) -> str:
-    return f"ex:{executor}"
+def executor_element_id(executor: str, node: str | None = None, slot: int | None = None) -> str:
+    """An executor dot's element id, which names its slot: ``ex:split#0@n1:2``.
+
+    An executor that changes slot is then a new element. dash-cytoscape removes
+    vanished elements (a slot's children with it) before it patches the ones that
+    stay, so a dot kept under the id of a removed slot vanished with it: every dot
+    did when an import or upload renamed the nodes. Without a slot, the prefix all
+    of an executor's ids share (for selectors).
+
+    >>> executor_element_id("split#0", "n1", 2), executor_element_id("split#0")
+    ('ex:split#0@n1:2', 'ex:split#0@')
+    """
+    prefix = f"ex:{executor}@"
+    return prefix if node is None else f"{prefix}{node}:{slot}"
 
 
 def dag_elements(
@@ -321,7 +333,7 @@ def placement_elements(
             out.extend(
                 {
                     "data": {
-                        "id": executor_element_id(e),
+                        "id": executor_element_id(e, node.id, s),
                         "parent": slot_element_id(node.id, s),
                         "label": e,
                         "component": component_of(e),
@@ -369,8 +381,3 @@ def slot_summary(executors: Sequence[str], colors: Mapping[str, str]) -> dict[st
         color, n = slices[i - 1] if i <= len(slices) else ("#ffffff", 0)
         data[f"pie{i}c"], data[f"pie{i}s"] = color, round(100.0 * n / total, 3)
     return data
-
-
-def count_by_class(elements: Sequence[Mapping[str, Any]], cls: str) -> int:
-    """How many elements carry a class (handy for tests and summaries)."""
-    return sum(1 for el in elements if cls in el.get("classes", "").split())

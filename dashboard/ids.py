@@ -23,6 +23,8 @@ BAR_MESSAGE = "bar-message"
 SCENARIO_TITLE = "scenario-title"
 SCENARIO_DESCRIPTION = "scenario-description"
 SCENARIO_FACTS = "scenario-facts"
+IMPORT_UPLOAD = "import-upload"  # Storm UI / Flink plan files (dashboard/importer.py)
+IMPORT_REPORT = "import-report"
 
 # scenario state: the loaded scenario and the last valid edited one
 BASE_STORE = "base-scenario"
@@ -131,3 +133,10 @@ def param_id(scheduler: str, name: str) -> dict[str, str]:
 
 def row_op_id(grid: str, op: str) -> dict[str, str]:
     return {"type": ROW_OP_TYPE, "grid": grid, "op": op}
+
+
+PAPERS_SECTION = "papers"
+PAPERS_SELECT = "papers-select"
+PAPERS_RUN = "papers-run"
+PAPERS_SUMMARY = "papers-summary"
+PAPERS_GRID = "papers-grid"

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import spark
-from core.comparison import SettingsError, explain_failure
+from core.comparison import explain_failure
+from core.settings import SettingsError
 
 log = logging.getLogger(__name__)
 

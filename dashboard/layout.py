@@ -17,7 +17,7 @@ from flask import current_app, has_request_context, request
 from core.model import Scenario, validate_scenario
 from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS
-from dashboard import charts, editors, ids, jobs, panels, registry, scenario_bar
+from dashboard import charts, editors, ids, jobs, panels, papers, registry, scenario_bar
 from dashboard.rows import scenario_rows
 from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query
 
@@ -89,6 +89,12 @@ def topbar(scenario: Scenario, name: str) -> html.Header:
                 title="One pair at a time in large type; arrow keys step through presets, "
                 "Escape leaves",
             ),
+            html.A(
+                "Papers",
+                href=f"#{ids.PAPERS_SECTION}",
+                className="topbar-link",
+                title="Every paper claim beside slotscope's figure",
+            ),
             html.A("Glossary", href="#glossary", className="topbar-link"),
         ],
     )
@@ -157,6 +163,7 @@ def serve() -> html.Div:
                     editors.layout(scenario_rows(scenario), scenario),
                     panels.layout(data, selected, params, rate),
                     charts.layout(),
+                    papers.layout(),
                     glossary(),
                 ],
             ),

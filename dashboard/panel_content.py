@@ -32,7 +32,6 @@ class PanelContent:
     dag: list[dict[str, Any]]
     placement: list[dict[str, Any]]
     decisions: list[Any]
-    server_ms: float
 
     def layouts(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The two layouts, keyed by the graphs they lay out: cytoscape reruns a layout
@@ -137,6 +136,25 @@ def decisions_text(decisions: Sequence[str], limit: int = MAX_DECISIONS) -> str:
     return "\n".join(lines)
 
 
+def parallelism_note(asked: Mapping[str, int], used: Mapping[str, int]) -> str | None:
+    """What a scheduler changed in the parallelism the user asked for, or None.
+
+    >>> parallelism_note({"a": 2, "b": 4}, {"a": 2, "b": 9})
+    'This scheduler changed the parallelism: b x4 -> x9 (asked 6 executors, placed 11)'
+    >>> parallelism_note({"a": 2}, {"a": 2}) is None
+    True
+    """
+    changed = [c for c in asked if c in used and used[c] != asked[c]]
+    if not changed:
+        return None
+    total = sum(used[c] for c in asked if c in used)
+    return (
+        "This scheduler changed the parallelism: "
+        + ", ".join(f"{c} x{asked[c]} -> x{used[c]}" for c in changed)
+        + f" (asked {sum(asked.values())} executors, placed {total})"
+    )
+
+
 def _decisions(ev: Evaluation) -> list[Any]:
     decisions = list(ev.schedule.decisions) if ev.schedule else []
     where = f" · placed in {ev.server_ms:.1f} ms" if ev.schedule else ""
@@ -161,11 +179,15 @@ def panel_content(
                 className="alert alert-error",
             )
         ]
-        return PanelContent(header, note, [], [], _decisions(ev), ev.server_ms)
+        return PanelContent(header, note, [], [], _decisions(ev))
     colors = component_colors(list(ev.graph.order))
     note = (
         [html.Div(ev.schedule.message, className="alert alert-warn")] if ev.schedule.message else []
     )
+    asked = {c.id: c.parallelism for c in scenario.topology.components}
+    changed = parallelism_note(asked, ev.schedule.parallelism)
+    if changed:
+        note.append(html.Div(changed, className="alert alert-warn"))
     # A partial placement (a scheduler that failed) is drawn without traffic edges.
     placement = placement_elements(
         scenario, ev.graph, ev.schedule.placement(), colors, traffic=ev.metrics is not None
@@ -176,5 +198,4 @@ def panel_content(
         dag_elements(ev.graph, colors, ev.schedule.parallelism),
         placement,
         _decisions(ev),
-        ev.server_ms,
     )

@@ -38,7 +38,7 @@ def frame(
 ) -> html.Div:
     """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given."""
     spec = SCHEDULERS[scheduler]
-    content = content or PanelContent([], [], [], [], [], 0.0)
+    content = content or PanelContent([], [], [], [], [])
     dag_layout, map_layout = content.layouts()
     export = html.Details(
         className="export-menu",

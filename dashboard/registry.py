@@ -17,10 +17,6 @@ from dashboard.colors import scheduler_colors
 EXCLUDED_BY_DEFAULT = ("optimal",)
 
 
-def scheduler_ids() -> list[str]:
-    return list(SCHEDULERS)
-
-
 def default_selection() -> list[str]:
     return [s for s in SCHEDULERS if s not in EXCLUDED_BY_DEFAULT]
 

@@ -108,6 +108,13 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
     return groups
 
 
+def importer_control() -> Any:
+    """The Import button of dashboard/importer.py (imported late: it imports this module)."""
+    from dashboard import importer
+
+    return importer.control()
+
+
 def layout(
     preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any], rate: float
 ) -> html.Section:
@@ -160,6 +167,7 @@ def layout(
                                             title="Download the scenario in force as JSON",
                                         ),
                                         dcc.Download(id=ids.DOWNLOAD_SCENARIO),
+                                        importer_control(),
                                     ],
                                 ),
                             ),

@@ -15,14 +15,14 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from flask import current_app
 
 from core import spark
-from core.comparison import MAX_REPLICAS, MAX_TUPLES, SettingsError, check_settings
 from core.schedulers import SCHEDULERS
+from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES, Settings, SettingsError, check_rate
 from dashboard import ids
 from dashboard.compute import canonical, scenario_of
 from dashboard.jobs import CANCELLED, DONE, FAILED, MASTER_CONFIG, job_pool, settings_key
 
 SWEEP_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
-DEFAULT_TUPLES = 10_000  # spout tuples per replica: a demo-speed default, raise it for tight p99
+DEMO_TUPLES = 10_000  # the page's spout tuples per replica: demo speed; raise it for tight p99
 POLL_MS = 300
 
 
@@ -82,10 +82,10 @@ def controls() -> html.Div:
                             dcc.Input(
                                 id=ids.TUPLES,
                                 type="number",
-                                min=1000,
+                                min=MIN_TUPLES,
                                 max=MAX_TUPLES,
-                                step=1000,
-                                value=DEFAULT_TUPLES,
+                                step=MIN_TUPLES,  # the browser accepts min + k x step only
+                                value=DEMO_TUPLES,
                                 className="mid-input",
                             ),
                         ],
@@ -131,23 +131,20 @@ def _done_label(status: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
     return f"{tasks} / {tasks} tasks · {status['elapsed_s']:.1f} s{where}"
 
 
-def _comparison(
-    scenario_text: str,
-    schedulers: Sequence[tuple[str, dict]],
-    rates: list[float],
-    replicas: int,
-    tuples: int,
-    master: str | None,
-):
+def _not_started(why: str) -> html.Div:
+    return html.Div(f"Not started: {why}", className="alert alert-error")
+
+
+def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], settings: Settings):
     def work(job_group: str, progress) -> dict[str, Any]:
         return spark.run_comparison(
             scenario_of(scenario_text),
             schedulers,
-            rates,
-            replicas,
-            tuples,
-            seed=0,
-            master=master,
+            settings.rates,
+            settings.replicas,
+            settings.tuples,
+            seed=settings.seed,
+            master=settings.master,
             job_group=job_group,
             progress=progress,
         )
@@ -189,35 +186,23 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
         "label": no_update,
     }
     chosen = [s for s in SCHEDULERS if s in (selected or [])]
+    if not chosen:
+        return {**unchanged, "message": _not_started("pick at least one scheduler to simulate")}
     try:
-        if not chosen:
-            raise SettingsError("pick at least one scheduler to simulate")
-        if not rate or rate <= 0:
-            raise SettingsError("the offered rate must be a positive number of tuples/s")
-        rates = sweep_rates(rate, bool(sweep))
-        check_settings(rates, int(replicas or 0), int(tuples or 0))
+        settings = Settings(
+            rates=tuple(sweep_rates(check_rate(rate), bool(sweep))),
+            replicas=replicas,
+            tuples=tuples,
+            seed=0,
+            master=current_app.config.get(MASTER_CONFIG),
+        )
     except SettingsError as err:
-        return {
-            **unchanged,
-            "message": html.Div(f"Not started: {err}", className="alert alert-error"),
-        }
-    master = current_app.config.get(MASTER_CONFIG)
+        return {**unchanged, "message": _not_started(str(err))}
     schedulers = [(s, dict((params or {}).get(s, {}))) for s in chosen]
-    settings = {
-        "schedulers": schedulers,
-        "rates": rates,
-        "replicas": int(replicas),
-        "tuples": int(tuples),
-        "seed": 0,
-        "master": master,
-    }
     pool = job_pool()
     text = canonical(scenario)
-    key = settings_key(scenario, settings)
-    job_id = pool.submit(
-        key,
-        _comparison(text, schedulers, rates, int(replicas), int(tuples), master),
-    )
+    key = settings_key(scenario, {"schedulers": schedulers, **settings.as_dict()})
+    job_id = pool.submit(key, _comparison(text, schedulers, settings))
     status = pool.status(job_id)
     job = {"id": job_id, "rate": float(rate), "key": key, "scenario": text}
     if status["state"] == DONE:

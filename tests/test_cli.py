@@ -1,6 +1,7 @@
 """The command line contract: --json documents, exit status 2 with one line."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -37,9 +38,9 @@ def test_schedule_json_follows_the_contract(capsys):
     assert first == {"executor": "c1#0", "component": "c1", "node": "n1", "slot": 0}
     node = doc["nodes"][0]
     assert set(node) == {"id", "processing_speed", "computation_power", "power_rank", "slots_used"}
-    # 1 socket x 4 cores x 3.0 GHz x 16 FLOPs/cycle; power = 0.8 x 192 + 0.2 x 16 GB
-    assert node["processing_speed"] == pytest.approx(192.0)
-    assert node["computation_power"] == pytest.approx(156.8)
+    # L/F's nodes: 1 socket x 6 cores x 2.4 GHz x 16 FLOPs/cycle; power = 0.8 x 230.4 + 0.2 x 64 GB
+    assert node["processing_speed"] == pytest.approx(230.4)
+    assert node["computation_power"] == pytest.approx(197.12)
     assert node["power_rank"] == 1 and node["slots_used"] == 1
     m = doc["metrics"]
     assert {"nodes_used", "slots_used", "cohesion", "coupling", "inter_node_streams"} <= set(m)
@@ -146,3 +147,46 @@ def test_bad_scenario_files_exit_2(tmp_path, capsys, content, message):
 def test_directory_is_not_a_scenario(tmp_path, capsys):
     code, _, err = run(capsys, "schedule", str(tmp_path), "--scheduler", "even")
     assert code == 2 and "is a directory" in err
+
+
+IMPORT_FIXTURES = f"{Path(__file__).resolve().parent}/importers/fixtures/"
+
+
+def test_import_writes_a_valid_scenario_and_lists_the_assumptions(tmp_path, capsys):
+    out = tmp_path / "wc3.json"
+    code, stdout, err = run(
+        capsys,
+        "import",
+        IMPORT_FIXTURES + "storm_docs_topology.json",
+        IMPORT_FIXTURES + "storm_ui_topology_visualization.json",
+        IMPORT_FIXTURES + "storm_docs_supervisor_summary.json",
+        "--out",
+        str(out),
+    )
+    assert code == 0 and stdout == ""
+    lines = err.splitlines()
+    assert lines[-1] == f"wrote {out}: WordCount3, 3 components, 25 executors, 1 nodes"
+    assert any(line.startswith("slotscope: assumed: node clock:") for line in lines)
+    # the file is a scenario every other command takes
+    code, stdout, _ = run(capsys, "schedule", str(out), "--scheduler", "even", "--json")
+    assert code == 0
+    doc = json.loads(stdout)
+    # and one acker per worker (W = 3)
+    assert doc["parallelism"] == {"spout": 5, "count": 12, "split": 8, "__acker": 3}
+    assert len(doc["assignments"]) == 25 + 3
+
+
+def test_import_prints_the_scenario_without_out(capsys):
+    code, stdout, _ = run(capsys, "import", IMPORT_FIXTURES + "flink_wordcount_plan.json")
+    assert code == 0
+    doc = json.loads(stdout)
+    assert [s["grouping"] for s in doc["topology"]["streams"]] == ["fields", "shuffle", "shuffle"]
+
+
+def test_import_of_bad_input_is_one_line_with_status_2(capsys):
+    code, stdout, err = run(capsys, "import", IMPORT_FIXTURES + "storm_docs_topology.json")
+    assert code == 2 and stdout == ""
+    assert err.count("\n") == 1 and "/api/v1/topology/<id>/visualization" in err
+    code, _, err = run(capsys, "import", "http://127.0.0.1:1/api/v1/topology/x", "--timeout", "1")
+    assert code == 2
+    assert err.startswith("slotscope: http://127.0.0.1:1/api/v1/topology/x: could not connect")

@@ -6,12 +6,16 @@ import pytest
 
 from core.model import (
     MAX_EXECUTORS,
+    ExecutorFlow,
+    Observations,
     ScenarioError,
     load_scenario,
     parse_scenario,
     scenario_schema,
     validate_scenario,
+    with_changes,
 )
+from core.presets import preset
 
 DESIGN_EXAMPLE = {
     "name": "wordcount-on-5",
@@ -170,3 +174,18 @@ def test_schema_publishes_the_format():
     assert set(stream["required"]) == {"from", "to"}
     assert set(schema["$defs"]["Node"]["required"]) == {"id", "cores", "ghz", "slots"}
     assert set(schema["$defs"]["Component"]["required"]) == {"id", "parallelism"}
+
+
+def test_with_changes_takes_a_valid_part_as_it_is_and_still_checks_the_whole():
+    sc = preset("lf-linear")
+    obs = Observations(
+        traffic=[ExecutorFlow(**{"from": "a#0", "to": "b#0", "rate": 5.0})],
+        node_cpu_util={"n1": 0.5},
+    )
+    fast = with_changes(sc, observations=obs)
+    slow = with_changes(sc, observations=obs.model_dump(by_alias=True))
+    assert fast == slow and fast.observations is obs
+    assert fast.topology is sc.topology
+    bad = sc.topology.model_copy(update={"components": sc.topology.components[:1]})
+    with pytest.raises(ScenarioError, match="topology.streams"):
+        with_changes(sc, topology=bad)

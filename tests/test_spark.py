@@ -212,7 +212,7 @@ def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalo
 def test_placements_that_cannot_be_made_are_listed_apart(spark):
     doc = runner.run_comparison(
         preset("wordcount"),
-        [("even", {}), ("optimal", {"limit": 10})],
+        [("even", {}), ("optimal", {"method": "enumerate", "limit": 10})],
         rates=[1000.0],
         tuples=2000,
     )

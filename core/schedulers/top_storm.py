@@ -20,7 +20,9 @@ unassigned go round robin: counter from 1, slot ``counter % omega``.
 
 Algorithm 3 (slots to nodes). Nodes with free slots by power, most first;
 slots by number of executors, most first; each node's free slots, lowest
-index first, before the next node.
+index first, before the next node. The decisions give each node's rank as
+Table 4's "Index" column does: dense, equal powers sharing a rank
+(:func:`core.hardware.power_ranks`).
 
 Where the paper is silent (all deterministic):
 
@@ -238,7 +240,7 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
             f"{node.id} slot {slot}: executors that communicate share a slot (at most {eps}, "
             f"leftovers round robin); fullest groups go first to the most powerful node with "
             f"a free slot ({node.id}: power {computation_power(node, alpha):.2f}, "
-            f"rank {ranks[node.id]} of {len(order)})"
+            f"rank {ranks[node.id]} of {max(ranks.values())}, equal powers share a rank)"
         )
     return Outcome(
         assignments=tuple(assignments),

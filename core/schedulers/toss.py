@@ -4,38 +4,47 @@ TOSS cuts the executors into one group per worker along chains of the
 topology (spout to sink), so components that feed each other share a worker,
 then gives each group to the least loaded node.
 
-Partition phase. E = executors; for each fraction ``alpha_i`` (default: W
-equal parts) group i holds ``E_i = round(E x alpha_i)`` executors, the last
-group the rest. A chain is found by depth-first search from a spout to a sink,
-children in id order; a cursor C starts at the chain's head. While group i
-has fewer than E_i executors: add C's next unassigned executor, move C to the
+Partition phase (the slides' Algorithm 1). E = executors; for each fraction
+``alpha_i`` (default: W equal parts) group i holds ``E_i = round(E x
+alpha_i)`` executors, the last group the rest. For each group a chain is
+found by depth-first search from a spout to a sink, children in id order,
+and the cursor C is set to the chain's head (lines 8-9). While group i has
+fewer than E_i executors: add C's next unassigned executor, move C to the
 next component on the chain that still has unassigned executors, back to the
 head after the chain's end. When the chain's components are exhausted, the
 next chain is found the same way among the components that still have
 unassigned executors. Each group becomes one worker.
 
-Allocation phase. A priority queue of nodes keyed by workload (ties: more
-computation power, then node id): pop the least loaded node, give the group
-its lowest free slot, add the group's predicted load, push the node back if
-it has free slots left.
+Allocation phase (Algorithm 2). A priority queue of nodes keyed by their
+runtime workload (ties: more computation power, then node id): pop the least
+loaded node, give the group its lowest free slot, add the group's predicted
+load, push the node back if it has free slots left.
 
-Where the paper is silent (all deterministic):
+Where the slides are silent (all deterministic):
 
-- Workload of a node: its CPU utilisation (0..1) from
-  ``scenario.observations.node_cpu_util`` when given, else 0 (a decision
-  says so).
+- Self-tuning of alpha (Algorithm 1, line 2, "Self-tuning parameter set
+  alpha") is not specified by the slides: no rule, objective or measurement
+  is given. Here ``alphas`` is not tuned: it is used as given and only sets
+  how many executors each group (worker) takes; the default, W equal parts,
+  gives every worker ``E/W`` executors as Storm's even scheduler would.
+- Runtime workload of a node (Algorithm 2, line 2): the load other
+  topologies put on it. A scenario holds one topology, so that is 0 unless
+  ``scenario.observations.node_cpu_util`` gives the background utilisation
+  (0..1) of nodes; a decision says which. The utilisation observed while this
+  very topology runs is not background load: comparisons do not feed TOSS
+  from a simulation of another scheduler's placement.
 - Predicted load of a group on a node: the CPU utilisation (0..1) its
   executors would add there, ``sum cpu_us x expected rate / (1e6 x cores x
   per-core speed)``. Expected rate per executor: spouts share the offered
   rate (``workload.rate`` per spout component); a stream carries its source's
   processed rate times selectivity, split evenly over the target's executors
   (shuffle, fields, local-or-shuffle), copied to each (all), or sent to
-  index 0 (global), as in the simulator's analytic layer.
+  index 0 (global), as in the simulator's analytic layer. Every predicted
+  load is proportional to the offered rate, so without background load the
+  queue is ordered by load per offered tuple/s and the placement does not
+  depend on the rate (the decisions show loads at the offered rate).
 - ``round`` is round-half-up; a group never takes more than what is left
   (so with E < W some groups stay empty and take no worker).
-- The cursor C carries over from one group to the next (it is reset to the
-  head only when a new chain is found), so consecutive groups continue the
-  same chain.
 - A chain starts at the first component, in id order, that still has
   unassigned executors and none of whose predecessors do (the spouts at
   first); children are visited in id order, Storm's acker component
@@ -159,10 +168,10 @@ def partition(graph: TopologyGraph, sizes: Sequence[int]) -> list[tuple[list[str
     [['a#0', 'b#0'], ['a#1', 'b#1']]
     """
     left = dict(graph.parallelism)
-    live: list[str] = []  # components of the current chain with executors left
-    pos, current = 0, ""
     groups = []
     for size in sizes:
+        live: list[str] = []  # components of the current chain with executors left
+        pos, current = 0, ""  # a new chain, cursor at its head, for every group
         members: list[str] = []
         chains: list[str] = []
         while len(members) < size:
@@ -224,35 +233,45 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
         message = f"alphas asks for {len(alphas)} workers; the cluster has {total_free} free slots"
         return Outcome((), (message,), Status.NOT_ENOUGH_RESOURCES, message)
 
-    util = scenario.observations.node_cpu_util if scenario.observations else {}
-    if not util:
+    background = scenario.observations.node_cpu_util if scenario.observations else {}
+    rate = scenario.workload.rate
+    if background:
         decisions.append(
-            "no runtime observations of node CPU: every node starts at workload 0, so ties "
-            "go to the most powerful node, then by node id"
+            "node workload = the observed background utilisation (other topologies' load); "
+            "nodes without an observation start at 0"
         )
-    heap = [(util.get(n.id, 0.0), -computation_power(n), n.id) for n in nodes]
+        scale = rate  # queue keys in utilisation: background + group loads at the offered rate
+    else:
+        decisions.append(
+            "no runtime observations of node CPU: the only topology, so every node's "
+            "workload from other topologies is 0; ties go to the most powerful node, then "
+            "by node id, and the placement does not depend on the offered rate"
+        )
+        scale = 1.0  # queue keys per offered tuple/s: the same order at every rate
+    heap = [(background.get(n.id, 0.0), -computation_power(n), n.id) for n in nodes]
     heapq.heapify(heap)
     by_id = {n.id: n for n in nodes}
-    rates = expected_rates(graph, scenario.workload.rate)
+    unit_rates = expected_rates(graph, 1.0)  # tuples/s per offered tuple/s
     groups = partition(graph, group_sizes(graph.executor_count, alphas))
     assignments = []
     for number, (members, chains) in enumerate(groups):
         if not members:
             decisions.append(f"group {number + 1} of {len(groups)} is empty: no worker needed")
             continue
-        load, neg_power, node_id = heapq.heappop(heap)
+        key, neg_power, node_id = heapq.heappop(heap)
         node = by_id[node_id]
         slot = free[node_id].pop(0)
-        added = predicted_load(members, node, scenario, graph, rates)
+        unit = predicted_load(members, node, scenario, graph, unit_rates)
         if free[node_id]:
-            heapq.heappush(heap, (load + added, neg_power, node_id))
+            heapq.heappush(heap, (key + scale * unit, neg_power, node_id))
+        load = key if background else key * rate  # workload at the offered rate
         assignments.extend(assignment(ex, node_id, slot) for ex in members)
         decisions.append(
             f"group {number + 1} of {len(groups)} ({len(members)} executors: "
             f"{', '.join(members)}) -> {node_id} slot {slot}: executors taken in turn along "
             f"the chain {'; '.join(chains)} share one worker; {node_id} was the least loaded "
             f"node with a free slot (workload {load:.3f}, power {-neg_power:.2f}), "
-            f"predicted +{added:.3f}"
+            f"predicted +{rate * unit:.3f}"
         )
     return Outcome(assignments=tuple(assignments), decisions=tuple(decisions))
 

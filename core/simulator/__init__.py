@@ -31,20 +31,20 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import replace
 from typing import Any
 
 from core.model import ExecutorFlow, Observations, Scenario
 from core.schedulers.base import Schedule
+from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES
 from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
 from core.simulator.errors import SimulationError
 from core.simulator.plan import trace_plan
 from core.simulator.rates import executor_flows
 from core.simulator.trace import TraceResult, run_trace
+from core.simulator.window import little_latency_ms
 
-MIN_TUPLES = 100  # spout tuples per replica: fewer leave no p99 after the warm-up
-MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
 MAX_HOPS = 40_000_000  # tuples processed per replica (~100 B of arrays each, ~4 GB at most)
-MAX_REPLICAS = 1_000
 HZ_PER_GHZ = 1e9
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "TraceResult",
     "analyze",
     "observe",
+    "saturated_latency_ms",
     "simulate",
     "simulate_replicas",
 ]
@@ -85,11 +86,42 @@ def _prepare(scenario: Scenario, schedule: Schedule, rate: float | None):
     ev = Evaluator(scenario, schedule.parallelism)
     slots = ev.encode(schedule.placement())
     r0 = scenario.workload.rate if rate is None else _rate(rate)
-    return ev, slots, ev.evaluate(slots, r0)
+    an = ev.evaluate(slots, r0)
+    if an.saturated and an.effective_rate > 0:
+        an = replace(an, latency_estimate_ms=saturated_latency_ms(ev, slots, an.effective_rate))
+    return ev, slots, an
+
+
+def saturated_latency_ms(ev: Evaluator, slots, max_rate: float) -> float:
+    """Mean complete latency of a saturated placement by Little's law, ms.
+
+    Above R* every spout executor keeps ``max_spout_pending`` trees in flight
+    (its window is full whenever it waits), and trees complete at R* per
+    spout component, so the mean complete latency is (max_spout_pending x
+    spout executors) / (R* x spout components); never below the path's
+    latency at zero load (a window too small to fill the path throttles the
+    spouts below R* instead, which the analytic R_eff does not model).
+
+    References
+    ----------
+    .. [1] J. D. C. Little, "A proof for the queuing formula L = lambda W",
+       Operations Research 9(3), 1961, doi:10.1287/opre.9.3.383.
+    """
+    spouts = ev.graph.spouts
+    in_flight = ev.scenario.workload.max_spout_pending * sum(
+        ev.graph.parallelism[c] for c in spouts
+    )
+    little = little_latency_ms(in_flight, max_rate * len(spouts))
+    return max(little, ev.latency_estimate_ms(ev.loads(slots), 0.0))
 
 
 def analyze(scenario: Scenario, schedule: Schedule, rate: float | None = None) -> Analysis:
     """The analytic steady state of a schedule's placement.
+
+    Everything at R_eff = min(rate, R*). The latency estimate is the
+    critical path of mean sojourn times below R*; above it (saturated), the
+    spouts are throttled by ``workload.max_spout_pending`` and the estimate
+    is Little's law over the trees in flight (:func:`saturated_latency_ms`).
 
     Parameters
     ----------
@@ -118,9 +150,20 @@ def simulate(
     """One result row of the ``simulate --json`` contract (DESIGN.md).
 
     Throughput, R*, CPU, memory and traffic come from the analytic layer at
-    R_eff = min(rate, R*); latency percentiles from a trace of ``tuples``
-    spout tuples at R_eff (``saturated`` says when R_eff < rate). The row
-    holds plain JSON types; ``max_rate`` is None when nothing bounds the rate
+    R_eff = min(rate, R*) (``saturated`` says when R_eff < rate). Latency
+    percentiles come from a trace of ``tuples`` spout tuples offered at
+    ``rate`` and throttled by Storm's flow control (at most
+    ``workload.max_spout_pending`` trees in flight per spout executor,
+    :mod:`core.simulator.window`); latency runs from a tuple's emission, as
+    Storm's complete latency does, so above R* it is bounded by Little's law
+    whatever the number of tuples. Service times are those at R_eff (a node
+    is not charged for CPU it never gets to spend). The trace's own
+    completion rate is what its busiest executor allows: R_eff when that
+    executor's thread is the bottleneck, more when the bottleneck is a node's
+    CPU or NIC (the trace queues at executors, not at cores or NICs), less
+    when the window is too small to fill the path (about max_spout_pending x
+    spout executors / path latency); the row reports the analytic figures.
+    The row holds plain JSON types; ``max_rate`` is None when nothing bounds the rate
     (no CPU cost at all) and the latency figures are None when R* is 0 (fixed
     overheads fill a node).
 
@@ -158,7 +201,8 @@ def simulate(
             f"{MAX_HOPS:,}: simulate fewer tuples",
         )
     if an.effective_rate > 0:
-        trace = run_trace(trace_plan(ev, slots, an.effective_rate), tuples, seed, replica)
+        plan = trace_plan(ev, slots, rate, service_rate=an.effective_rate)
+        trace = run_trace(plan, tuples, seed, replica)
         latency: dict[str, float | None] = trace.summary_ms()
     else:
         latency = dict.fromkeys(("p50", "p95", "p99", "mean", "max"))

@@ -22,9 +22,12 @@ service time, its compute part with the workload's coefficient of variation;
 per component the arrival-weighted mean of its executors; per stream the
 flow-weighted mean transfer delay. It ignores the maximum over a tuple
 tree's branches, so it is a lower estimate of Storm's complete latency, good
-for ranking placements. A server at or over saturation is charged as if at
-``RHO_CAP`` utilisation, so saturated placements still rank by their other
-terms.
+for ranking placements. Service times are stretched by CPU contention:
+processor sharing of a node's cores among its busy executors
+(:mod:`core.simulator.contention`). A server at or over saturation is
+charged as if at ``RHO_CAP`` utilisation: the M/G/1 sojourn diverges there
+while Storm's flow control bounds it, so saturated placements still rank
+by their other terms (searches compare throughput, i.e. R*, first).
 """
 
 from __future__ import annotations
@@ -37,8 +40,11 @@ from typing import NamedTuple
 import numpy as np
 
 from core.model import Scenario
+from core.simulator.contention import contention_factors, mean_field_factors
 from core.simulator.costs import (
     BITS_PER_BYTE,
+    DEFAULT_COSTS,
+    StormCosts,
     class_latency_s,
     deserialize_s,
     memory_by_node,
@@ -51,6 +57,7 @@ from core.simulator.rates import UnitRates, stream_table, unit_rates, visit_rati
 from core.topology import build_graph
 
 RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
+CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,8 @@ class Evaluator:
     scenario : Scenario
     parallelism : mapping, optional
         Executors per component (a schedule's own); default the scenario's.
+    costs : StormCosts, optional
+        Storm's global per-tuple costs (:class:`core.simulator.costs.StormCosts`).
 
     Attributes
     ----------
@@ -149,13 +158,18 @@ class Evaluator:
     8000.0
     """
 
-    def __init__(self, scenario: Scenario, parallelism: Mapping[str, int] | None = None):
+    def __init__(
+        self,
+        scenario: Scenario,
+        parallelism: Mapping[str, int] | None = None,
+        costs: StormCosts = DEFAULT_COSTS,
+    ):
         self.scenario = scenario
         self.graph = build_graph(scenario, parallelism)
         self.table = t = stream_table(self.graph)
         self.nodes = nodes = node_arrays(scenario)
         self.executors = t.executors
-        self.service_s, fixed = service_matrix(self.graph, scenario)
+        self.service_s, fixed = service_matrix(self.graph, scenario, costs)
         self._fixed = fixed if fixed.any() else None
         self.visits = visit_ratios(self.graph)
         self._visit_total = sum(self.visits.values())
@@ -299,21 +313,37 @@ class Evaluator:
         """CPU utilisation of every node at ``rate`` (may exceed 1 above R*)."""
         return (rate * loads.node_cpu + loads.fixed) / self.nodes.cores
 
+    def slowdown(self, loads: Loads, rate: float, exact: bool = True) -> np.ndarray:
+        """Stretch of every executor's CPU time per tuple from its node's contention.
+
+        Processor sharing among the node's busy executors
+        (:func:`core.simulator.contention.contention_factors`), the cores left
+        after fixed overheads shared; >= 1, and 1 on a node with no more
+        executors than cores. ``exact=False``: the mean-field bound
+        (:func:`core.simulator.contention.mean_field_factors`), exact on one
+        core, ~40x faster; what :meth:`score` uses.
+        """
+        cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)
+        factors = contention_factors if exact else mean_field_factors
+        return factors(rate * loads.cpu, loads.node_of, cores)
+
     def service_means(self, loads: Loads, rate: float) -> np.ndarray:
         """Mean compute time per tuple of every executor at ``rate``, seconds.
 
-        Inflated by the node's utilisation when its CPU is oversubscribed.
+        Stretched by CPU contention on its node (:meth:`slowdown`).
         """
-        util = self.node_utilisation(loads, rate)
-        if util.max() <= 1.0:
-            return loads.service
-        return loads.service * np.maximum(1.0, util)[loads.node_of]
+        return loads.service * self.slowdown(loads, rate)
 
-    def latency_estimate_ms(self, loads: Loads, rate: float) -> float:
-        """Critical path of mean sojourn and transfer times at ``rate``, ms."""
+    def latency_estimate_ms(self, loads: Loads, rate: float, exact: bool = True) -> float:
+        """Critical path of mean sojourn and transfer times at ``rate``, ms.
+
+        ``exact``: CPU contention by the Poisson-binomial fixed point, else
+        its mean-field bound (see :meth:`slowdown`).
+        """
         lam = rate * loads.rates.arrival
-        compute = self.service_means(loads, rate)
-        mean = compute + loads.serdes
+        stretch = self.slowdown(loads, rate, exact)
+        compute = loads.service * stretch
+        mean = compute + loads.serdes * stretch
         rho = np.minimum(lam * mean, RHO_CAP)
         sojourn = mean + lam * (compute * compute * self._cv2 + mean * mean) / (2.0 * (1.0 - rho))
         # arrival-weighted mean per component (weights per unit rate: also right at rate 0)
@@ -349,14 +379,22 @@ class Evaluator:
         return (out_r * w_r).reshape(-1, n_r).sum(1) + r.local_total
 
     def score(self, slots: np.ndarray, rate: float | None = None) -> Score:
-        """Throughput, R*, latency estimate and nodes used: the hot-loop summary."""
+        """Throughput, R*, latency estimate and nodes used: the hot-loop summary.
+
+        Saturated placements rank by R* first (``throughput`` is R_eff times
+        the visits); their latency at R_eff = R* charges a server at
+        utilisation >= 1 as if at ``RHO_CAP`` (M/G/1 diverges there, while
+        Storm's flow control bounds it: :func:`core.simulator.analyze` reports
+        Little's law instead), so they still order by their other terms. CPU
+        contention uses the mean-field bound (exact on one core).
+        """
         loads = self.loads(slots)
         r0 = self.scenario.workload.rate if rate is None else float(rate)
         r_eff = min(r0, loads.max_rate)
         return Score(
             throughput=r_eff * self._visit_total,
             max_rate=loads.max_rate,
-            latency_estimate_ms=self.latency_estimate_ms(loads, r_eff),
+            latency_estimate_ms=self.latency_estimate_ms(loads, r_eff, exact=False),
             nodes_used=int(np.count_nonzero(np.bincount(loads.node_of, None, self._dims[2]))),
         )
 

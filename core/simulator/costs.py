@@ -19,11 +19,30 @@ Modelling choices (SIMULATOR.md leaves them open):
   quoted in absolute microseconds and are not scaled by core speed.
 - A tuple between nodes takes ``inter_node_us`` (``same_rack_us`` inside a
   rack when given) plus its bytes at the *sender's* NIC bandwidth.
+- Storm's own per-tuple costs are the global constants of
+  :class:`StormCosts` (one place, overridable by name for calibration):
+  every tuple an executor processes costs ``executor_overhead_us`` of its
+  thread beyond the component's ``cpu_us`` (receive-queue hand-off,
+  dispatch, metrics), at the node's core speed; acks are tuples of
+  ``ack_tuple_bytes`` to the ``__acker`` executors (one per tuple
+  processed, :mod:`core.simulator.rates`) costing the topology's
+  ``acker_cpu_us`` there, so with ackers > 0 every tuple tree costs acker
+  CPU and, across workers, (de)serialisation and traffic.
+
+References
+----------
+.. [1] Apache Storm, ``conf/defaults.yaml`` (Storm 2.x):
+   ``topology.producer.batch.size: 1``, ``topology.transfer.batch.size: 1``,
+   ``topology.flush.tuple.freq.millis: 1``.
+.. [2] Apache Storm 2.0.0 release notes and STORM-2306 (messaging subsystem
+   redesign): intra-worker messaging latency around a microsecond.
+.. [3] A. Toshniwal et al., "Storm @Twitter", SIGMOD 2014, pp. 147-156,
+   doi:10.1145/2588555.2595641 (acking: 64-bit tuple ids XORed per root).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -37,6 +56,69 @@ BITS_PER_BYTE = 8
 BITS_PER_GBIT = 1e9
 MB_PER_GB = 1024.0  # RAM is quoted in GB; memory use in MB
 REFERENCE_TUPLE_BYTES = 200.0  # B; SIMULATOR.md quotes ser/deser costs per ~200 B tuple
+
+
+@dataclass(frozen=True)
+class StormCosts:
+    """Storm's own per-tuple costs: global constants, overridable by name.
+
+    Transfer latencies and (de)serialisation are per scenario
+    (:class:`core.model.Network`); their defaults are repeated here, with
+    their sources, so a calibration script sees every global constant in one
+    place (a test keeps the two equal). Defaults are sourced, not fitted.
+
+    Attributes
+    ----------
+    executor_overhead_us : float
+        Thread time per tuple processed beyond ``cpu_us``, us on the
+        reference core (receive-queue hand-off, dispatch, metrics). Default
+        0: the ~1 us intra-worker hand-off the Storm 2.0 release notes /
+        STORM-2306 quote is already charged as ``intra_worker_us`` latency,
+        and no source gives the thread time apart from it; the calibration
+        step (issue 9 item 6) fits it.
+    batch_size : int
+        Tuples per transfer batch (``topology.producer.batch.size`` and
+        ``topology.transfer.batch.size``: 1 in Storm 2 ``defaults.yaml``):
+        at 1 no tuple waits for a batch to fill, so no batching delay is added.
+    flush_interval_ms : float
+        ``topology.flush.tuple.freq.millis`` (1 ms, Storm 2 ``defaults.yaml``):
+        the longest a partial batch waits; unused while ``batch_size`` is 1.
+    ack_tuple_bytes : float
+        Size of an ack, B: root id + XOR of 64-bit tuple ids (Storm @Twitter).
+    intra_worker_us, inter_worker_us, inter_node_us : float
+        One-way transfer latency in a worker, between workers of a node and
+        between nodes, us (SIMULATOR.md: Storm 2.0 release notes, Storm
+        ``defaults.yaml``, datacenter latency tables).
+    serialize_us, deserialize_us : float
+        CPU per ~200 B tuple leaving / entering a worker, us (SIMULATOR.md).
+    """
+
+    executor_overhead_us: float = 0.0
+    batch_size: int = 1
+    flush_interval_ms: float = 1.0
+    ack_tuple_bytes: float = 40.0
+    intra_worker_us: float = 1.0
+    inter_worker_us: float = 100.0
+    inter_node_us: float = 250.0
+    serialize_us: float = 2.0
+    deserialize_us: float = 3.0
+
+    def override(self, **values: float) -> StormCosts:
+        """A copy with the named constants replaced (unknown names rejected).
+
+        Examples
+        --------
+        >>> StormCosts().override(executor_overhead_us=2.5).executor_overhead_us
+        2.5
+        """
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown Storm cost constant(s): {', '.join(unknown)}")
+        return StormCosts(**{**{n: getattr(self, n) for n in known}, **values})
+
+
+DEFAULT_COSTS = StormCosts()
 
 # Locality classes of a hop, in increasing distance.
 INTRA_WORKER, INTER_WORKER, SAME_RACK, INTER_NODE = 0, 1, 2, 3
@@ -80,8 +162,13 @@ def node_arrays(scenario: Scenario) -> NodeArrays:
     )
 
 
-def service_matrix(graph: TopologyGraph, scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+def service_matrix(
+    graph: TopologyGraph, scenario: Scenario, costs: StormCosts = DEFAULT_COSTS
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean compute time per tuple and fixed overhead, per component and node.
+
+    Compute time = profiled ``e_ms`` (or ``cpu_us`` at the node's core speed)
+    + Storm's ``costs.executor_overhead_us`` at the node's core speed.
 
     Returns
     -------
@@ -94,15 +181,17 @@ def service_matrix(graph: TopologyGraph, scenario: Scenario) -> tuple[np.ndarray
     profiles = scenario.profiling.per_type
     service = np.zeros((len(graph.order), len(nodes)))
     fixed = np.zeros_like(service)
+    overhead = costs.executor_overhead_us * US
     for i, cid in enumerate(graph.order):
         comp = graph.components[cid]
         for j, node in enumerate(nodes):
+            speed = core_speed(node, scenario.profiling)
             prof = profiles.get(cid, {}).get(node.type) if node.type is not None else None
             if prof is not None:
-                service[i, j] = prof.e_ms * MS
+                service[i, j] = prof.e_ms * MS + overhead / speed
                 fixed[i, j] = prof.met_pct / 100.0 * total_cores(node)
             else:
-                service[i, j] = comp.cpu_us * US / core_speed(node, scenario.profiling)
+                service[i, j] = (comp.cpu_us * US + overhead) / speed
     return service, fixed
 
 

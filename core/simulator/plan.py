@@ -54,13 +54,15 @@ class TracePlan:
     scenario_key: int
     service_cv: float
     network: Network
-    mean_s: np.ndarray  # (E,) mean compute time per tuple
+    mean_s: np.ndarray  # (E,) mean compute time per tuple, contention included
+    slowdown: np.ndarray  # (E,) contention stretch of (de)serialisation CPU time
     worker: np.ndarray  # (E,) global slot index
     workers: int  # global slots in the cluster
     node: np.ndarray  # (E,)
     rack: np.ndarray  # (N,)
     nic_bits_per_s: np.ndarray  # (N,)
     routes: tuple[Route, ...]  # per stream of the table
+    window: int | None = None  # tuple trees in flight per spout executor; None: open loop
 
     def hop_costs(
         self, sender: np.ndarray, target: np.ndarray, tuple_bytes: float
@@ -89,22 +91,35 @@ def scenario_key(scenario: Scenario) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
 
 
-def trace_plan(evaluator: Evaluator, slots: np.ndarray, rate: float) -> TracePlan:
-    """The :class:`TracePlan` of a placement (slot-index array) at ``rate``."""
+def trace_plan(
+    evaluator: Evaluator, slots: np.ndarray, rate: float, service_rate: float | None = None
+) -> TracePlan:
+    """The :class:`TracePlan` of a placement (slot-index array) at ``rate``.
+
+    Spout tuples are offered at ``rate``; mean service times are those at
+    ``service_rate`` (default ``rate``): the rate the trace will actually
+    sustain, R_eff = min(rate, R*) when the spouts are throttled by flow
+    control, so that a node is not charged for CPU it never gets to spend.
+    The flow-control window is the workload's ``max_spout_pending``.
+    """
     loads = evaluator.loads(slots)
+    service_rate = rate if service_rate is None else service_rate
+    stretch = evaluator.slowdown(loads, service_rate)
     plan = TracePlan(
         table=evaluator.table,
         rate=float(rate),
         scenario_key=scenario_key(evaluator.scenario),
         service_cv=evaluator.scenario.workload.service_cv,
         network=evaluator.scenario.network,
-        mean_s=evaluator.service_means(loads, rate),
+        mean_s=loads.service * stretch,
+        slowdown=stretch,
         worker=loads.slot_of,
         workers=evaluator.nodes.slots,
         node=loads.node_of,
         rack=evaluator.nodes.rack,
         nic_bits_per_s=evaluator.nodes.nic_bits_per_s,
         routes=(),
+        window=evaluator.scenario.workload.max_spout_pending,
     )
     return replace(plan, routes=tuple(_route(plan, k) for k in range(len(plan.table.streams))))
 

@@ -11,10 +11,12 @@ topological order; each one in a few numpy passes:
    fan-out (floor(selectivity) + Bernoulli of the fraction, shared by every
    data stream; one ack per tuple to ``__acker``) and routing (one uniform
    per child, mapped to an executor by the grouping);
-3. service time = draw x the executor's mean compute time on its node
-   (inflated when the node's CPU is oversubscribed) + deserialisation when
-   the tuple came from another worker + serialisation of each child that
-   leaves the worker;
+3. service time = draw x the executor's mean compute time on its node +
+   deserialisation when the tuple came from another worker + serialisation
+   of each child that leaves the worker, all stretched by the CPU
+   contention on its node (processor sharing among the node's busy
+   executors, :mod:`core.simulator.contention`: a per-executor factor from
+   the steady state, so the pass stays vectorised);
 4. departures by the Lindley recursion D_n = max(A_n, D_(n-1)) + S_n in
    closed form per executor: D = C + running max of (A - C_prev), C the
    cumulative service (``np.maximum.accumulate``), ties in arrival time
@@ -22,9 +24,15 @@ topological order; each one in a few numpy passes:
 5. children arrive at their parent's departure plus the transfer delay of
    the hop's locality (and wire time between nodes).
 
-A tuple tree's complete latency is the last departure of any tuple in it
-(acks included) minus the spout tuple's arrival (Storm's complete latency,
-spout queueing included). Random streams are seeded from (seed, scenario,
+Spout tuples are offered as a Poisson stream at the plan's rate, each to a
+uniformly drawn executor of its spout (independent Poisson streams at
+rate / p), and emitted under Storm's flow control: at most ``plan.window``
+(``max_spout_pending``) trees in flight per spout executor
+(:mod:`core.simulator.window`; :func:`run_trace` says how the closed loop
+is solved). A tuple tree's complete latency is the last departure of any
+tuple in it (acks included) minus the spout tuple's emission (Storm's
+complete latency, spout queueing included; the wait for a window slot is
+not, as in Storm). Random streams are seeded from (seed, scenario,
 replica, component), never from the scheduler or the offered rate: spout
 gaps are unit exponentials divided by the rate, so every scheduler and
 every rate sees the same draws (common random numbers).
@@ -33,12 +41,14 @@ every rate sees the same draws (common random numbers).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from core.simulator.fifo import fifo_departures
 from core.simulator.plan import TracePlan, route_targets
+from core.simulator.window import emissions, spout_queues, sweep_emissions
 
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
 PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
@@ -63,8 +73,10 @@ class TraceResult:
     latency_s: np.ndarray  # per spout tuple, in root order
     warmup: np.ndarray  # bool per spout tuple: dropped from the statistics
     processed: dict[str, int] = field(default_factory=dict)
-    horizon_s: float = 0.0  # arrival time of the last spout tuple
-    hops: int = 0
+    horizon_s: float = 0.0  # emission time of the last spout tuple
+    hops: int = 0  # tuples processed in one pass
+    passes: int = 1  # trace passes run (1: the flow-control window never bound)
+    exact: bool = True  # the emissions are the exact fixed point of the window rule
 
     def summary_ms(self) -> dict[str, float]:
         """p50, p95, p99, mean and max of the complete latency after warm-up, ms."""
@@ -174,7 +186,7 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
             pending[c] = []
         draws = unit_service(rng, len(executor), plan.service_cv)
         children, ser = _children(plan, c, rng, executor)
-        service = draws * plan.mean_s[executor] + deser + ser
+        service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
         for k, parent, target, delay, child_deser in children:
             batch = (k, parent, target, delay, child_deser, root[parent])
             pending[int(t.dst_comp[k])].append(batch)
@@ -185,64 +197,90 @@ def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
-def fifo_departures(
-    arrival: np.ndarray, service: np.ndarray, server: np.ndarray, servers: int
-) -> np.ndarray:
-    """Departure times of FIFO single servers, in the input's order.
+FIXED_POINT_S = 1e-9  # emissions that move less than this between passes have converged
+MAX_PASSES = 3  # exact passes of a throttled trace: open loop, on the sweep's guess, one more
 
-    Each server serves its tuples by arrival time, ties in input order.
 
-    Examples
-    --------
-    >>> fifo_departures(np.array([0.0, 1.0, 1.5]), np.array([2.0, 1.0, 1.0]),
-    ...                 np.array([0, 0, 1]), 2).tolist()
-    [2.0, 3.0, 2.5]
+def run_trace(
+    plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0, max_passes: int = MAX_PASSES
+) -> TraceResult:
+    """Simulate ``tuples`` spout tuples through the placement of ``plan``.
+
+    Spout tuples are offered at ``plan.rate`` and emitted under the flow
+    control window ``plan.window`` (:mod:`core.simulator.window`; None:
+    open loop). Each pass is the exact FIFO trace for given emission times
+    E; the first is open loop (E = the offered times O). When the window
+    never binds (each tuple was offered after ``window`` trees of its
+    executor had completed), that pass is the answer, unchanged from an open
+    loop trace. Otherwise a sequential sweep
+    (:func:`core.simulator.window.sweep_emissions`) guesses E, and passes
+    E <- max(O, S(C(E))) follow until E reproduces itself (to
+    ``FIXED_POINT_S``: rounding in long cumulative sums moves it by ulps) or
+    ``max_passes`` passes have run. A reproduced E is a fixed point of
+    Storm's rule and, every tree completing strictly after its emission, the
+    only one: the trajectory an event-driven simulation gives
+    (``TraceResult.exact``). Otherwise the last pass is reported: an exact
+    FIFO trace of a spout that follows the window closely, not exactly
+    (on WordCount at twice R*, mean and p99 within ~2% of the fixed point).
     """
-    if servers > 1:
-        # a radix sort by server (stable), then by time within each server
-        by_server = np.argsort(
-            server.astype(np.int16 if servers < 2**15 else np.int64), kind="stable"
-        )
-        bounds = np.cumsum(np.bincount(server, minlength=servers)).tolist()
-    else:
-        by_server, bounds = None, [len(arrival)]
-    out = np.empty_like(arrival)
-    lo = 0
-    for hi in bounds:
-        if hi > lo:
-            idx = slice(lo, hi) if by_server is None else by_server[lo:hi]
-            a = arrival[idx]
-            order = np.argsort(a, kind="stable")
-            a, s = a[order], service[idx][order]
-            cum = np.cumsum(s)
-            a[1:] -= cum[:-1]
-            np.maximum.accumulate(a, out=a)
-            a += cum
-            out[order if by_server is None else idx[order]] = a
-        lo = hi
-    return out
+    first = _timing(plan, walk(plan, tuples, seed, replica), tuples)
+    if plan.window is None:
+        return first.result
+    queues = spout_queues(first.spout_executor)
+    emitted = emissions(queues, first.offered, first.completion, plan.window)
+    if np.array_equal(emitted, first.offered):
+        return first.result  # the window never binds
+    steps = list(walk(plan, tuples, seed, replica))
+    emitted = sweep_emissions(steps, plan.table.comp_start, queues, first.offered, plan.window)
+    passes = 1
+    while True:
+        run = _timing(plan, steps, tuples, emitted)
+        passes += 1
+        again = emissions(queues, first.offered, run.completion, plan.window)
+        exact = float(np.max(np.abs(again - emitted))) <= FIXED_POINT_S
+        if exact or passes >= max_passes:
+            return replace(run.result, passes=passes, exact=exact)
+        emitted = again
 
 
-def run_trace(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0) -> TraceResult:
-    """Simulate ``tuples`` spout tuples through the placement of ``plan``."""
+@dataclass(frozen=True, eq=False)
+class _Pass:
+    result: TraceResult
+    completion: np.ndarray  # per spout tuple: last departure in its tree, s
+    offered: np.ndarray  # per spout tuple: offered arrival, s
+    spout_executor: np.ndarray  # per spout tuple: global executor index
+
+
+def _timing(
+    plan: TracePlan, steps: Iterable[Step], tuples: int, emitted: np.ndarray | None = None
+) -> _Pass:
+    """One open-loop pass: departures of every tuple, spouts emitting at ``emitted``.
+
+    ``emitted`` (per spout tuple, root order) defaults to the offered arrivals.
+    """
     t = plan.table
     order = t.graph.order
     consumers = [
         sum(1 for k in range(len(t.streams)) if t.src_comp[k] == c) for c in range(len(order))
     ]
     departures: dict[int, np.ndarray] = {}
-    emitted = np.zeros(tuples)
+    offered = np.zeros(tuples)
+    start = np.zeros(tuples) if emitted is None else emitted
+    spout_executor = np.zeros(tuples, dtype=np.int64)
     last = np.zeros(tuples)
     processed: dict[str, int] = {}
     warm = np.zeros(tuples, dtype=bool)
     horizon, hops = 0.0, 0
-    for step in walk(plan, tuples, seed, replica):
+    for step in steps:
         c = step.component
         if step.arrival_s is not None:
-            arrival = step.arrival_s
-            emitted[step.root] = arrival
+            offered[step.root] = step.arrival_s
+            spout_executor[step.root] = step.executor
+            if emitted is None:
+                start[step.root] = step.arrival_s
+            arrival = start[step.root]
             warm[step.root[: int(np.ceil(WARMUP_FRACTION * len(step.root)))]] = True
-            horizon = max(horizon, float(arrival[-1]) if len(arrival) else 0.0)
+            horizon = max(horizon, float(arrival.max()) if len(arrival) else 0.0)
         else:
             arrival = _concat(
                 [departures[u][parent] + delay for u, parent, delay in step.sources], float
@@ -258,4 +296,5 @@ def run_trace(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0) -> 
             departures[c] = done
         processed[order[c]] = len(done)
         hops += len(done)
-    return TraceResult(last - emitted, warm, processed, horizon, hops)
+    result = TraceResult(last - start, warm, processed, horizon, hops)
+    return _Pass(result, last, offered, spout_executor)

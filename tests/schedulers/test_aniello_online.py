@@ -156,3 +156,60 @@ def test_flows_of_unknown_executors_are_ignored_and_counted():
 def test_out_of_range_parameters_are_refused(name, value):
     with pytest.raises(SchedulerError, match=f"parameter {name}"):
         run_scheduler(two_by_two({"traffic": FLOWS}), "aniello-online", {name: value})
+
+
+def fan_out():
+    """spout x1 -> bolt x3, W = 2, nodes n1 and n2 with one slot each."""
+    flows = [
+        {"from": "spout#0", "to": "bolt#0", "rate": 100},
+        {"from": "spout#0", "to": "bolt#1", "rate": 90},
+        {"from": "spout#0", "to": "bolt#2", "rate": 80},
+    ]
+    data = {
+        "topology": {
+            "workers": 2,
+            "components": [{"id": "spout", "parallelism": 1}, {"id": "bolt", "parallelism": 3}],
+            "streams": [{"from": "spout", "to": "bolt"}],
+        },
+        "cluster": {
+            "nodes": [
+                {"id": "n1", "cores": 2, "ghz": GHZ, "slots": 1},
+                {"id": "n2", "cores": 2, "ghz": GHZ, "slots": 1},
+            ]
+        },
+        "observations": {"traffic": flows},
+    }
+    return validate_scenario(data)
+
+
+@pytest.mark.parametrize(("alpha", "cap"), [(0.0, 2), (0.5, 3), (1.0, 3)])
+def test_alpha_sets_the_executors_per_worker_as_the_paper_gives_it(alpha, cap):
+    # E = 4, S = 2: M(alpha) = ceil(4/2) + ceil(alpha x ((4 - 2 + 1) - 2)) = 2 + ceil(alpha).
+    out = run_scheduler(fan_out(), "aniello-online", {"alpha": alpha})
+    assert out.details["executors_per_worker"] == cap
+
+
+def test_alpha_one_lets_the_hot_fan_out_share_a_worker():
+    # Running (aniello-offline, cap 2): spout#0, bolt#1 on n1; bolt#0, bolt#2 on n2:
+    # 100 + 80 = 180 tuples/s between nodes.
+    # alpha 0 (cap 2): (spout#0, bolt#0) -> w0, full; bolt#1 then bolt#2 -> w1:
+    #   90 + 80 = 170, only 5.6% less than 180 -> keep the running placement.
+    # alpha 1 (cap 3): bolt#1 joins w0 too; only bolt#2 -> w1: 80, 55.6% less -> reschedule.
+    keep = run_scheduler(fan_out(), "aniello-online", {"alpha": 0})
+    assert (keep.details["traffic_before"], keep.details["traffic_after"]) == (180.0, 170.0)
+    assert keep.details["reschedule"] is False
+    move = run_scheduler(fan_out(), "aniello-online", {"alpha": 1})
+    assert (move.details["traffic_before"], move.details["traffic_after"]) == (180.0, 80.0)
+    assert move.details["reschedule"] is True
+    assert move.placement() == {
+        "spout#0": ("n1", 0),
+        "bolt#0": ("n1", 0),
+        "bolt#1": ("n1", 0),
+        "bolt#2": ("n2", 0),
+    }
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "much"])
+def test_alpha_outside_the_unit_interval_is_refused_naming_it(value):
+    with pytest.raises(SchedulerError, match="parameter alpha"):
+        run_scheduler(fan_out(), "aniello-online", {"alpha": value})

@@ -4,7 +4,7 @@ import pytest
 
 from core.metrics import schedule_metrics
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.schedulers import SchedulerError, run_scheduler
 from core.topology import build_graph
 
 
@@ -84,3 +84,71 @@ def test_lf_with_more_workers_than_slots_uses_all_free_slots_and_says_so(build):
     assert result.ok
     assert "only 2 slots are free" in result.decisions[0]
     assert set(result.placement().values()) == {("n1", 0), ("n2", 0)}
+
+
+# Fig. 6b: "both schedulers have the same coupling in all configurations". even's
+# coupling by hand: W = 8 single-slot nodes, executor i -> slot i mod 8, so no two
+# executors of one component share a worker; every executor of a component with
+# more than one scores 1/40: linear 0; ascent and descent 35/40; diamond, star 40/40.
+FIG6B_EVEN_COUPLING = {
+    "linear": 0.0,
+    "ascent": 0.875,
+    "descent": 0.875,
+    "diamond": 1.0,
+    "star": 1.0,
+}
+# Fig. 6a: L/F's cohesion gain over even, percent (Section 4.2 text)
+FIG6A_GAIN_PCT = {
+    "linear": 3900.00,
+    "ascent": 71.78,
+    "descent": 71.02,
+    "diamond": 32.03,
+    "star": 59.45,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FIG6B_EVEN_COUPLING))
+def test_lf_bridge_reproduces_fig6b_same_coupling_as_even(shape):
+    sc = preset(f"lf-{shape}")
+    graph = build_graph(sc)
+    even = schedule_metrics(run_scheduler(sc, "even"), graph)
+    bridged = schedule_metrics(run_scheduler(sc, "lf", {"bridge": True}), graph)
+    assert even.coupling == pytest.approx(FIG6B_EVEN_COUPLING[shape])
+    assert bridged.coupling == pytest.approx(FIG6B_EVEN_COUPLING[shape])
+
+
+@pytest.mark.parametrize(("shape", "gain_pct"), sorted(FIG6A_GAIN_PCT.items()))
+def test_lf_bridge_keeps_fig6a_cohesion_gains(shape, gain_pct):
+    sc = preset(f"lf-{shape}")
+    graph = build_graph(sc)
+    lf = schedule_metrics(run_scheduler(sc, "lf", {"bridge": True}), graph).cohesion
+    even = schedule_metrics(run_scheduler(sc, "even"), graph).cohesion
+    assert round((lf / even - 1) * 100, 2) == gain_pct
+
+
+def test_lf_text_walk_on_star_couples_more_than_fig6b():
+    # The 14 pipelines of the text's walk (see the star test above) on 8 slots:
+    # c1..c5 spread (8 + 6 + 4 + 2 + 2 = 22 executors x 1/40 = 0.55); c6#0/#2 and
+    # c6#1/#3 share workers 1 and 2 (4 x 1); c7: 4 x 1 + 2/40; c8: 4 x 1 + 4/40.
+    # Total 0.55 + 4 + 4.05 + 4.1 = 12.7, against even's (and Fig. 6b's) 1.0.
+    sc = preset("lf-star")
+    metrics = schedule_metrics(run_scheduler(sc, "lf"), build_graph(sc))
+    assert metrics.coupling == pytest.approx(12.7)
+
+
+def test_lf_bridge_walks_through_an_exhausted_component_once(build):
+    # a(2) -> b(1) -> c(2). Pipeline 1: a#0, b#0, c#0. Text walk: b is exhausted, so
+    # a#1 and c#1 form two pipelines; bridged: a#1 walks through b to c#1, one pipeline.
+    sc = build([("a", 2), ("b", 1), ("c", 2)], [("a", "b"), ("b", "c")], [("n1", 3)], 3)
+    text = run_scheduler(sc, "lf")
+    bridged = run_scheduler(sc, "lf", {"bridge": True})
+    assert text.details["pipelines"] == 3
+    assert bridged.details["pipelines"] == 2
+    assert bridged.decisions[1].startswith("pipeline 2 of 2 (a#1, c#1) -> n1 slot 1")
+    assert bridged.placement()["a#1"] == bridged.placement()["c#1"] == ("n1", 1)
+
+
+def test_lf_bridge_must_be_a_boolean(build):
+    sc = build([("a", 1)], [], [("n1", 1)], 1)
+    with pytest.raises(SchedulerError, match="parameter bridge"):
+        run_scheduler(sc, "lf", {"bridge": "sometimes"})

@@ -1,4 +1,4 @@
-"""optimal: the exhaustive search finds the model's best placement, symmetry-safe."""
+"""optimal: CP-SAT and the exhaustive search find the model's best R*, and agree."""
 
 import itertools
 
@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 from core.model import validate_scenario
-from core.schedulers import SchedulerError, run_scheduler
-from core.schedulers.optimal import Space, greedy_placement, instance_vectors, score_key
+from core.presets import preset
+from core.schedulers import SchedulerError, get_scheduler, resolve_params, run_scheduler
+from core.schedulers.optimal import (
+    Space,
+    greedy_placement,
+    instance_vectors,
+    score_key,
+    search,
+)
 from core.simulator.capacity import Evaluator
 
 
@@ -72,7 +79,7 @@ def test_symmetry_breaking_shrinks_the_space():
 @pytest.mark.parametrize("rate", [2000.0, 9000.0, 30000.0])
 def test_optimal_equals_brute_force(rate):
     sc = small(rate=rate)
-    result = run_scheduler(sc, "optimal", {"engine": "local"})
+    result = run_scheduler(sc, "optimal", {"method": "enumerate"})
     assert key_of(sc, result) == brute_force(sc)
     assert result.details["candidates"] == 377
 
@@ -80,25 +87,40 @@ def test_optimal_equals_brute_force(rate):
 @pytest.mark.parametrize("rate", [3000.0, 30000.0])
 def test_symmetry_breaking_never_loses_the_optimum(rate):
     sc = small(rate=rate, ghz=(3.0, 3.0, 3.0), slots=(2, 2, 2))
-    with_sym = run_scheduler(sc, "optimal", {"engine": "local"})
-    without = run_scheduler(sc, "optimal", {"engine": "local", "symmetry": "false"})
+    with_sym = run_scheduler(sc, "optimal", {"method": "enumerate"})
+    without = run_scheduler(sc, "optimal", {"method": "enumerate", "symmetry": "false"})
     assert key_of(sc, with_sym) == key_of(sc, without)
     assert with_sym.details["candidates"] < without.details["candidates"]
 
 
 def test_spark_search_equals_local_search(spark):
+    from core.spark import map_tasks
+
     sc = small(rate=30000.0)
-    local = run_scheduler(sc, "optimal", {"engine": "local"})
-    on_spark = run_scheduler(sc, "optimal", {"engine": "spark", "chunks": 6})
-    assert on_spark.details["engine"] == "spark"
+    local = run_scheduler(sc, "optimal", {"method": "enumerate"})
+    params = resolve_params(get_scheduler("optimal"), {"method": "enumerate", "chunks": 6})
+    on_spark = search(sc, params, mapper=map_tasks)
     assert on_spark.details["chunks"] >= 6
-    assert on_spark.placement() == local.placement()
+    assert {a.executor: (a.node, a.slot) for a in on_spark.assignments} == local.placement()
     assert on_spark.details["candidates"] == local.details["candidates"] == 377
+
+
+def test_the_mapper_runs_every_task():
+    seen = []
+
+    def recording_map(func, tasks):
+        seen.extend(tasks)
+        return map(func, tasks)
+
+    params = resolve_params(get_scheduler("optimal"), {"method": "enumerate", "chunks": 4})
+    out = search(small(), params, mapper=recording_map)
+    assert len(seen) == out.details["chunks"] >= 4
+    assert out.details["candidates"] == 377
 
 
 def test_too_large_a_space_is_refused_with_its_count():
     with pytest.raises(SchedulerError, match=r"search space has 377 candidate placements"):
-        run_scheduler(small(), "optimal", {"limit": 100})
+        run_scheduler(small(), "optimal", {"method": "enumerate", "limit": 100})
 
 
 def test_instance_vectors_of_nasiris_example():
@@ -109,7 +131,9 @@ def test_instance_vectors_of_nasiris_example():
 def test_parallelism_search_picks_the_best_vector():
     sc = small(rate=20000.0, slots=(1, 1, 1))
     result = run_scheduler(
-        sc, "optimal", {"search_parallelism": "true", "max_tasks_per_node": 2, "engine": "local"}
+        sc,
+        "optimal",
+        {"search_parallelism": "true", "max_tasks_per_node": 2, "method": "enumerate"},
     )
     # 3 components, capacity 3 machines x 2 = 6: C(6, 3) = 20 vectors
     assert result.details["candidates"] == 20
@@ -128,3 +152,63 @@ def test_greedy_places_more_work_on_faster_machines():
     slots = greedy_placement(ev, sc, cap=10)
     per_node = np.bincount(ev.nodes.slot_node[slots], minlength=3)
     assert per_node[0] > per_node[1] and per_node[0] > per_node[2]
+
+
+CPSAT = {"time_limit": 20}  # generous: small cases prove optimal in well under a second
+
+
+def r_star(scenario, result):
+    return -key_of(scenario, result)[0]
+
+
+@pytest.mark.parametrize("rate", [2000.0, 30000.0])
+@pytest.mark.parametrize("ghz", [(3.0, 3.0, 2.0), (3.4, 2.5, 1.5)])
+def test_cpsat_finds_the_brute_force_optimum(rate, ghz):
+    sc = small(rate=rate, ghz=ghz)
+    result = run_scheduler(sc, "optimal", CPSAT)
+    best = -brute_force(sc)[0]
+    assert result.details["status"] == "optimal"
+    assert r_star(sc, result) == pytest.approx(best, rel=1e-6)
+    assert result.details["bound"] == pytest.approx(best, rel=1e-5)
+
+
+def test_cpsat_is_exact_when_the_nic_binds():
+    # 1 Mbit/s links: the NIC bounds R* unless the hot pairs share a node
+    sc = validate_scenario(
+        {**small(rate=5000.0).to_json_dict(), "network": {"bandwidth_gbps": 0.001}}
+    )
+    result = run_scheduler(sc, "optimal", CPSAT)
+    best = -brute_force(sc)[0]
+    assert (
+        "NIC" in Evaluator(sc).loads(np.zeros(5, dtype=np.int64) + np.arange(5) % 2 * 2).bottleneck
+    )
+    assert r_star(sc, result) == pytest.approx(best, rel=1e-6)
+
+
+def test_cpsat_honours_fixed_overheads():
+    # nasiri-example: profiled MET per machine type (fixed cores per executor)
+    sc = preset("nasiri-example")
+    result = run_scheduler(sc, "optimal", CPSAT)
+    enumerated = run_scheduler(sc, "optimal", {"method": "enumerate"})
+    assert result.details["status"] == "optimal"
+    assert r_star(sc, result) == pytest.approx(r_star(sc, enumerated), rel=1e-6)
+
+
+def test_cpsat_agrees_with_enumeration_on_lf_linear():
+    sc = preset("lf-linear")
+    result = run_scheduler(sc, "optimal", CPSAT)
+    enumerated = run_scheduler(sc, "optimal", {"method": "enumerate"})
+    assert result.details["status"] == "optimal"
+    assert result.details["gap"] == pytest.approx(0.0, abs=1e-5)
+    assert r_star(sc, result) == pytest.approx(r_star(sc, enumerated), rel=1e-6)
+
+
+def test_ranks_by_r_star_below_saturation():
+    # at 100/s every placement carries the rate: throughputs tie, R* does not
+    sc = small(rate=100.0)
+    result = run_scheduler(sc, "optimal", {"method": "enumerate"})
+    ev = Evaluator(sc)
+    first = ev.score(np.zeros(5, dtype=np.int64))  # all in one slot
+    assert r_star(sc, result) == -brute_force(sc)[0]
+    assert first.throughput == ev.score(ev.encode(result.placement())).throughput
+    assert r_star(sc, result) > first.max_rate

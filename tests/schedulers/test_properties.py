@@ -98,7 +98,7 @@ def check_placement(scenario, result, complete: bool) -> None:
 
 
 # keep the exhaustive search to spaces it explores in well under a second
-PARAMS = {"optimal": {"limit": 2_000, "engine": "local"}}
+PARAMS = {"optimal": {"limit": 2_000, "method": "enumerate"}}
 
 
 @pytest.mark.parametrize("scheduler_id", sorted(SCHEDULERS))

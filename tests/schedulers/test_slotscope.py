@@ -16,7 +16,8 @@ def other_scores(sc):
     for sid in OTHERS:
         scenario = with_observations(sc, sc.workload.rate) if sid in NEEDS_OBSERVATIONS else sc
         result = run_scheduler(scenario, sid)
-        if result.ok:
+        # slotscope keeps the user's parallelism by default: compare with those that do too
+        if result.ok and dict(result.parallelism) == dict(Evaluator(sc).graph.parallelism):
             ev = Evaluator(sc, result.parallelism)
             yield sid, ev.score(ev.encode(result.placement()))
 
@@ -36,16 +37,24 @@ def test_never_worse_than_any_other_scheduler(name):
 @pytest.mark.parametrize("ghz", [(3.0, 3.0, 2.0), (3.4, 2.5, 1.5)])
 def test_within_two_percent_of_optimal(rate, ghz):
     sc = small(rate=rate, ghz=ghz)
-    best = run_scheduler(sc, "optimal", {"engine": "local"})
+    best = run_scheduler(sc, "optimal", {"method": "enumerate"})
     mine = run_scheduler(sc, "slotscope")
     best_thr = -key_of(sc, best)[0]
     assert -key_of(sc, mine)[0] >= 0.98 * best_thr
 
 
+@pytest.mark.parametrize("name", ["lf-linear", "nasiri-example", "lf-ascent", "exclamation"])
+def test_within_two_percent_of_the_cpsat_optimum_on_small_presets(name):
+    sc = preset(name)
+    best = run_scheduler(sc, "optimal", {"time_limit": 30})
+    assert best.details["status"] == "optimal"
+    assert -key_of(sc, run_scheduler(sc, "slotscope"))[0] >= 0.98 * best.details["max_rate"]
+
+
 @pytest.mark.parametrize("name", ["lf-linear", "nasiri-example"])
 def test_within_two_percent_of_optimal_on_presets_where_it_is_feasible(name):
     sc = preset(name)
-    best = -key_of(sc, run_scheduler(sc, "optimal", {"engine": "local"}))[0]
+    best = -key_of(sc, run_scheduler(sc, "optimal", {"method": "enumerate"}))[0]
     assert -key_of(sc, run_scheduler(sc, "slotscope"))[0] >= 0.98 * best
 
 
@@ -54,7 +63,7 @@ def test_decisions_say_where_it_started_and_what_each_step_gained():
     assert result.decisions[0].startswith(f"start from {result.details['start']}")
     steps = [d for d in result.decisions if d.startswith("step ")]
     assert len(steps) == result.details["steps"] > 0
-    assert all(("throughput +" in s) or ("latency estimate -" in s) or ("node" in s) for s in steps)
+    assert all(("R* +" in s) or ("latency estimate -" in s) or ("node" in s) for s in steps)
     placed = [d for d in result.decisions if " -> " in d and "slot" in d and "step" not in d[:5]]
     assert len(placed) >= len(result.assignments)
 
@@ -62,3 +71,15 @@ def test_decisions_say_where_it_started_and_what_each_step_gained():
 def test_deterministic():
     sc = preset("lf-diamond")
     assert run_scheduler(sc, "slotscope").placement() == run_scheduler(sc, "slotscope").placement()
+
+
+def test_keeps_the_users_parallelism_unless_asked():
+    sc = preset("rollingcount")
+    kept = run_scheduler(sc, "slotscope")
+    asked = dict(Evaluator(sc).graph.parallelism)
+    assert dict(kept.parallelism) == asked
+    assert len(kept.assignments) == sum(asked.values())
+    chosen = run_scheduler(sc, "slotscope", {"choose_parallelism": "true"})
+    starts = [d for d in chosen.decisions if d.startswith("candidate hetero")]
+    assert len(starts) == 1
+    assert not any(d.startswith("candidate hetero") for d in kept.decisions)

@@ -4,7 +4,9 @@ import re
 
 import pytest
 
+from core.comparison import at_rate
 from core.model import validate_scenario
+from core.presets import preset
 from core.schedulers import SchedulerError, Status, run_scheduler
 from core.schedulers.toss import expected_rates, group_sizes
 from core.topology import build_graph
@@ -26,8 +28,9 @@ def chain_on_two_nodes(build, **extra):
 
 
 def test_toss_partitions_along_the_chain_and_fills_the_least_loaded_node(build):
-    # E = 6, W = 3 equal parts: E_i = 2, 2, 2. Chain a -> b -> c; the cursor carries on:
-    # group 1 = a#0, b#0; group 2 = c#0, a#1; group 3 = b#1, c#1.
+    # E = 6, W = 3 equal parts: E_i = 2, 2, 2. Every group starts at the head of a chain
+    # found anew (Alg. 1 lines 8-9): group 1 = a#0, b#0 on a -> b -> c; group 2 = a#1, b#1
+    # on a -> b -> c again; group 3: a and b exhausted, chain c: c#0, c#1.
     # Every executor expects 500 tuples/s (1000/s split over 2) x 10 us = 5,000 us/s,
     # so a group adds 10,000 us/s: 10,000 / 8e6 = 0.00125 on strong, / 2e6 = 0.005 on weak.
     # All loads 0: group 1 -> strong (more power), load 0.00125; group 2 -> weak (load 0),
@@ -37,32 +40,61 @@ def test_toss_partitions_along_the_chain_and_fills_the_least_loaded_node(build):
     assert placement == {
         "a#0": ("strong", 0),
         "b#0": ("strong", 0),
-        "c#0": ("weak", 0),
         "a#1": ("weak", 0),
-        "b#1": ("strong", 1),
+        "b#1": ("weak", 0),
+        "c#0": ("strong", 1),
         "c#1": ("strong", 1),
     }
-    assert result.decisions[3].startswith("group 3 of 3 (2 executors: b#1, c#1) -> strong slot 1")
-    assert "workload 0.001" in result.decisions[3]
+    assert result.decisions[2].startswith("group 2 of 3 (2 executors: a#1, b#1) -> weak slot 0")
+    assert "the chain a -> b -> c share one worker" in result.decisions[2]
+    assert result.decisions[3].startswith("group 3 of 3 (2 executors: c#0, c#1) -> strong slot 1")
+    assert "the chain c share one worker" in result.decisions[3]
+    assert "workload 0.001, power 310.40), predicted +0.001" in result.decisions[3]
 
 
-def test_toss_without_observations_says_every_node_starts_idle(build):
+def test_toss_cursor_restarts_at_the_chain_head_for_every_group(build):
+    # a(3) -> b(3) -> c(3), alphas 2/9, 7/9 of E = 9: groups of 2 and 7.
+    # Group 1: a#0, b#0 (cursor left at c). Group 2 finds the chain a -> b -> c again and
+    # starts at its head: a#1, b#1, c#0, a#2, b#2, c#1, c#2. A cursor carried over from
+    # group 1 would have started at c: c#0, a#1, b#1, c#1, a#2, b#2, c#2.
+    sc = build([("a", 3), ("b", 3), ("c", 3)], [("a", "b"), ("b", "c")], [("n1", 2)], 2)
+    result = run_scheduler(sc, "toss", {"alphas": [2 / 9, 7 / 9]})
+    assert result.decisions[1].startswith("group 1 of 2 (2 executors: a#0, b#0)")
+    assert result.decisions[2].startswith(
+        "group 2 of 2 (7 executors: a#1, b#1, c#0, a#2, b#2, c#1, c#2)"
+    )
+
+
+def test_toss_without_observations_says_other_topologies_load_is_zero(build):
     result = run_scheduler(chain_on_two_nodes(build), "toss")
-    assert result.decisions[0].startswith("no runtime observations of node CPU")
+    assert result.decisions[0].startswith("no runtime observations of node CPU: the only topology")
+    assert "does not depend on the offered rate" in result.decisions[0]
 
 
-def test_toss_starts_from_observed_node_utilisation(build):
-    # weak is at 0.1, strong at 0.9: group 1 -> weak (0.1 -> 0.105), group 2 -> weak
-    # again (0.105 < 0.9, its last slot), group 3 -> strong.
+@pytest.mark.parametrize("preset_id", ["wordcount", "lf-diamond", "top-storm-wordcount-s3-w5"])
+def test_toss_placement_does_not_depend_on_the_offered_rate(preset_id):
+    # Without background load every node's key is a sum of group loads, all proportional
+    # to the offered rate: 1 tuple/s and 10^6 tuples/s give one placement.
+    sc = preset(preset_id)
+    slow = run_scheduler(at_rate(sc, 1.0), "toss").placement()
+    fast = run_scheduler(at_rate(sc, 1e6), "toss").placement()
+    assert slow == fast
+    assert len(set(slow.values())) == min(sc.workers, sum(n.slots for n in sc.cluster.nodes))
+
+
+def test_toss_starts_from_observed_background_utilisation(build):
+    # weak is at 0.1, strong at 0.9: group 1 (a#0, b#0) -> weak (0.1 -> 0.105), group 2
+    # (a#1, b#1) -> weak again (0.105 < 0.9, its last slot), group 3 (c#0, c#1) -> strong.
     sc = chain_on_two_nodes(build, observations={"node_cpu_util": {"strong": 0.9, "weak": 0.1}})
     result = run_scheduler(sc, "toss")
     placement = result.placement()
-    assert [placement[e] for e in ("a#0", "c#0", "b#1")] == [
+    assert [placement[e] for e in ("a#0", "b#1", "c#0")] == [
         ("weak", 0),
         ("weak", 1),
         ("strong", 0),
     ]
-    assert not any(d.startswith("no runtime observations") for d in result.decisions)
+    assert result.decisions[0].startswith("node workload = the observed background utilisation")
+    assert "workload 0.105, power 80.00), predicted +0.005" in result.decisions[2]
 
 
 def test_group_sizes_round_half_up_and_the_last_takes_the_rest():

@@ -1,0 +1,144 @@
+"""Import a real topology: Apache Storm UI REST responses or an Apache Flink job plan.
+
+``import_documents`` takes parsed JSON documents (files or HTTP responses), tells
+what each one is (:func:`classify`), and builds one validated scenario with the
+list of what had to be assumed (:class:`~core.importers.common.Imported`).
+``import_sources`` does the same from file paths and URLs (``slotscope import``).
+
+Accepted documents:
+
+=====================  =================================================
+``storm-topology``     ``/api/v1/topology/:id`` (``spouts``, ``bolts``)
+``storm-visualization`` ``/api/v1/topology/:id/visualization``
+``storm-supervisors``  ``/api/v1/supervisor/summary`` (``supervisors``)
+``flink-plan``         ``get_execution_plan()``, ``/jobs/:id/plan``, ``/jobs/:id``
+=====================  =================================================
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.importers.common import Imported
+from core.importers.flink import flink_scenario, is_flink_plan
+from core.importers.storm import storm_scenario
+from core.model import MAX_SCENARIO_BYTES, ScenarioError
+
+STORM_TOPOLOGY = "storm-topology"
+STORM_VISUALIZATION = "storm-visualization"
+STORM_SUPERVISORS = "storm-supervisors"
+FLINK_PLAN = "flink-plan"
+KINDS = (STORM_TOPOLOGY, STORM_VISUALIZATION, STORM_SUPERVISORS, FLINK_PLAN)
+EXPECTED = (
+    "expected a Storm UI response (/api/v1/topology/:id with 'spouts' and 'bolts', "
+    "/api/v1/topology/:id/visualization, /api/v1/supervisor/summary with 'supervisors') "
+    "or a Flink job plan ('nodes')"
+)
+
+__all__ = ["Imported", "classify", "import_documents", "import_sources", "parse_document"]
+
+
+def classify(doc: Any, source: str = "document") -> str:
+    """What a parsed JSON document is: one of :data:`KINDS`; ScenarioError otherwise.
+
+    >>> classify({"supervisors": []}), classify({"nodes": [{"pact": "Data Source"}]})
+    ('storm-supervisors', 'flink-plan')
+    """
+    if not isinstance(doc, Mapping):
+        raise ScenarioError(source, f"not a JSON object: {EXPECTED}")
+    if "topology" in doc and "cluster" in doc:
+        raise ScenarioError(
+            source, "this is already a slotscope scenario: load it as a scenario, not an import"
+        )
+    if "spouts" in doc or "bolts" in doc:
+        return STORM_TOPOLOGY
+    if "supervisors" in doc:
+        return STORM_SUPERVISORS
+    if is_flink_plan(doc):
+        return FLINK_PLAN
+    if doc and all(isinstance(v, Mapping) and ":inputs" in v for v in doc.values()):
+        return STORM_VISUALIZATION
+    keys = ", ".join(repr(k) for k in list(doc)[:6]) or "none"
+    raise ScenarioError(source, f"unrecognised document (top-level fields: {keys}): {EXPECTED}")
+
+
+def parse_document(raw: bytes | str, source: str) -> Any:
+    """JSON text -> data, with the size limit of scenarios; ScenarioError if refused."""
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(source, f"{len(raw):,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ScenarioError(source, f"not valid JSON ({err})") from None
+
+
+def import_documents(docs: Sequence[tuple[str, Any]], notes: Sequence[str] = ()) -> Imported:
+    """One scenario from (source name, parsed JSON) pairs.
+
+    Storm needs its topology response and its visualization; the supervisor summary
+    is optional (default nodes otherwise). A Flink plan stands alone. ``notes`` (what
+    could not be fetched) lead the warnings; the scenario's description names the
+    topic of every warning, so the file says what was assumed.
+
+    Raises
+    ------
+    ScenarioError
+        An unrecognised, duplicated, missing or malformed document, named.
+    """
+    if not docs:
+        raise ScenarioError("import", "nothing to import")
+    found: dict[str, tuple[str, Any]] = {}
+    for source, doc in docs:
+        kind = classify(doc, source)
+        if kind in found:
+            raise ScenarioError(
+                source, f"a second {kind} document (the first is {found[kind][0]}): give one"
+            )
+        found[kind] = (source, doc)
+    if FLINK_PLAN in found:
+        if len(found) > 1:
+            others = ", ".join(src for k, (src, _) in found.items() if k != FLINK_PLAN)
+            raise ScenarioError(others, "a Flink plan is imported alone, without Storm responses")
+        imported = flink_scenario(found[FLINK_PLAN][1])
+    elif STORM_TOPOLOGY not in found:
+        given = ", ".join(src for src, _ in found.values())
+        raise ScenarioError(
+            given, "the Storm topology response (/api/v1/topology/:id) is missing: give it too"
+        )
+    else:
+        imported = storm_scenario(
+            found[STORM_TOPOLOGY][1],
+            found.get(STORM_VISUALIZATION, (None, None))[1],
+            found.get(STORM_SUPERVISORS, (None, None))[1],
+        )
+    imported.warnings[:0] = list(notes)
+    return _described(imported)
+
+
+def _described(imported: Imported) -> Imported:
+    """The scenario's description ends with the topics of the assumptions made."""
+    if not imported.warnings:
+        return imported
+    topics = list(dict.fromkeys(w.split(":", 1)[0] for w in imported.warnings))
+    sc = imported.scenario
+    text = f"{sc.description} Assumed, as the source does not give them: {'; '.join(topics)}."
+    imported.scenario = sc.model_copy(update={"description": text})
+    return imported
+
+
+def import_sources(sources: Sequence[str], timeout_s: float | None = None) -> Imported:
+    """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address)."""
+    from core.importers.fetch import FETCH_TIMEOUT_S, documents_from_url, is_url, read_file
+
+    docs: list[tuple[str, Any]] = []
+    extra: list[str] = []
+    for src in sources:
+        if is_url(src):
+            got, notes = documents_from_url(src, timeout_s or FETCH_TIMEOUT_S)
+            docs += got
+            extra += notes
+        else:
+            docs.append((src, parse_document(read_file(src), src)))
+    return import_documents(docs, extra)

@@ -1,0 +1,222 @@
+"""Every paper claim beside slotscope's own figure (``slotscope reproduce``).
+
+For each claim of :mod:`core.claims`, run the subject and baseline schedulers
+on the claim's preset(s), measure what the paper measured, in the paper's
+convention, and give a verdict: ``reproduced`` (inside the claim's band),
+``direction`` (the right way round, outside the band), ``wrong direction``
+or ``not run`` (a preset or scheduler this build lacks, or a placement that
+failed; the reason is given).
+
+Conventions (the papers'): a *gain* of A over B is ``(B / A - 1) x 100`` for
+costs (latency, CPU, memory: L/F's "improves by 139.2%") and
+``(A / B - 1) x 100`` for throughput; a *reduction* is ``(1 - A / B) x 100``
+(Aniello's "20% to 30% improvement on latency"); a *change* is
+``(A / B - 1) x 100`` of a cost (TOP-Storm's "5% less memory" is -5).
+Throughput is measured where the papers measured it: at the maximum
+sustainable rate R* when their spouts ran flat out (TOP-Storm, Nasiri: the
+gain is the ratio of R*), at the offered rate otherwise (L/F's 1 KB every
+1 ms), where it can differ only when one placement saturates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from core.claims import CLAIMS, PAPERS, Claim
+from core.model import Scenario
+from core.presets import PRESETS, preset
+from core.schedulers import SCHEDULERS, run_scheduler
+from core.simulator import analyze, simulate
+
+TRACE_TUPLES = 20_000  # spout tuples per latency trace: p99 within a few percent
+SATURATED_PAPERS = frozenset({"top-storm", "nasiri"})  # spouts ran flat out
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What one scheduler's placement of one preset measures."""
+
+    max_rate: float
+    throughput: float
+    latency_ms: float
+    p99_ms: float
+    cpu_cores: float
+    memory_mb: float
+    nodes_used: int
+
+
+@dataclass(frozen=True)
+class Row:
+    """One claim beside slotscope's figure."""
+
+    claim: Claim
+    value: float | None
+    verdict: str
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.value is None or self.claim.paper_value == 0:
+            return None
+        return self.value / self.claim.paper_value
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "id": c.id,
+            "paper": c.paper,
+            "claim": c.text,
+            "source": c.source,
+            "measure": c.measure,
+            "presets": list(c.presets),
+            "subject": c.subject,
+            "baseline": c.baseline,
+            "paper_value": c.paper_value,
+            "band": list(c.band),
+            "slotscope_value": self.value,
+            "ratio": self.ratio,
+            "verdict": self.verdict,
+            "training": c.training,
+            "known_gap": c.known_gap or None,
+            "note": self.note or None,
+        }
+
+
+@cache
+def figures(preset_name: str, scheduler: str) -> Figures:
+    """Run one scheduler on one preset and measure its placement (memoised)."""
+    scenario = preset(preset_name)
+    schedule = run_scheduler(scenario, scheduler)
+    if not schedule.ok:
+        raise ValueError(f"{scheduler} could not place {preset_name}: {schedule.message}")
+    return measure_placement(scenario, schedule)
+
+
+def measure_placement(scenario: Scenario, schedule) -> Figures:
+    rate = scenario.workload.rate
+    an = analyze(scenario, schedule, rate)
+    row = simulate(scenario, schedule, rate, tuples=TRACE_TUPLES)
+    cores = {n.id: n.sockets * n.cores for n in scenario.cluster.nodes}
+    latency = row["latency_ms"]
+    return Figures(
+        max_rate=an.max_rate,
+        throughput=an.throughput,
+        latency_ms=_number(latency["mean"]),
+        p99_ms=_number(latency["p99"]),
+        cpu_cores=sum(u * cores[n] for n, u in an.cpu_util.items()),
+        memory_mb=sum(an.memory_mb.values()),
+        nodes_used=an.nodes_used,
+    )
+
+
+def _number(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _pct(ratio: float) -> float:
+    return (ratio - 1.0) * 100.0
+
+
+def _throughput(claim: Claim, f: Figures) -> float:
+    return f.max_rate if claim.paper in SATURATED_PAPERS else f.throughput
+
+
+Measure = Callable[[Claim, Figures, "Figures | None"], float]
+
+MEASURES: dict[str, Measure] = {
+    "throughput_gain": lambda c, s, b: _pct(_throughput(c, s) / _throughput(c, b)),
+    "gap_to_optimal": lambda c, s, b: _pct(s.max_rate / b.max_rate),
+    "latency_gain": lambda c, s, b: _pct(b.latency_ms / s.latency_ms),
+    "p99_gain": lambda c, s, b: _pct(b.p99_ms / s.p99_ms),
+    "cpu_gain": lambda c, s, b: _pct(b.cpu_cores / s.cpu_cores),
+    "memory_gain": lambda c, s, b: _pct(b.memory_mb / s.memory_mb),
+    "memory_change": lambda c, s, b: _pct(s.memory_mb / b.memory_mb),
+    "latency_reduction": lambda c, s, b: (1.0 - s.latency_ms / b.latency_ms) * 100.0,
+    "latency_ms": lambda c, s, b: s.latency_ms,
+    "nodes_used": lambda c, s, b: float(s.nodes_used),
+}
+RELATIVE = frozenset(MEASURES) - {"latency_ms", "nodes_used"}
+
+
+def measure(claim: Claim) -> float:
+    """slotscope's figure for a claim: over several presets, the largest ("up to")."""
+    values = []
+    for name in claim.presets:
+        subject = figures(name, claim.subject)
+        baseline = figures(name, claim.baseline) if claim.baseline else None
+        values.append(MEASURES[claim.measure](claim, subject, baseline))
+    return max(values)
+
+
+def verdict(claim: Claim, value: float) -> str:
+    low, high = claim.band
+    if not math.isfinite(value):
+        return "not run"
+    if low <= value <= high:
+        return "reproduced"
+    if claim.measure in RELATIVE and claim.paper_value != 0:
+        same_way = (value > 0) == (claim.paper_value > 0) and value != 0
+        return "direction" if same_way else "wrong direction"
+    return "outside band"
+
+
+def missing(claim: Claim) -> str:
+    """Why a claim cannot run in this build ('' when it can)."""
+    absent = [p for p in claim.presets if p not in PRESETS]
+    if absent:
+        return f"preset(s) not built in: {', '.join(absent)}"
+    schedulers = [s for s in (claim.subject, claim.baseline) if s and s not in SCHEDULERS]
+    if schedulers:
+        return f"scheduler(s) not registered: {', '.join(schedulers)}"
+    return ""
+
+
+def reproduce_claim(claim: Claim) -> Row:
+    why = missing(claim)
+    if why:
+        return Row(claim, None, "not run", why)
+    try:
+        value = measure(claim)
+    except (ValueError, ZeroDivisionError) as err:
+        return Row(claim, None, "not run", str(err))
+    if not math.isfinite(value):
+        return Row(claim, None, "not run", "no latency: nothing completes (R* = 0)")
+    return Row(claim, value, verdict(claim, value), claim.known_gap)
+
+
+def select(paper: str | None = None, claims: Iterable[Claim] = CLAIMS) -> list[Claim]:
+    """The claims of one paper (all papers when None); unknown papers are an error."""
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"paper: unknown '{paper}'; one of {', '.join(PAPERS)}")
+    return [c for c in claims if paper is None or c.paper == paper]
+
+
+def reproduce(paper: str | None = None) -> list[Row]:
+    """Every claim of ``paper`` (all papers when None) beside slotscope's figure."""
+    return [reproduce_claim(c) for c in select(paper)]
+
+
+def summary(rows: Sequence[Row]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.verdict] = counts.get(row.verdict, 0) + 1
+    return counts
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The rows as a plain-text table, one claim per line."""
+    lines = [f"{'claim':<44} {'paper':>9} {'slotscope':>10} {'ratio':>6}  verdict"]
+    for row in rows:
+        value = "-" if row.value is None else f"{row.value:.4g}"
+        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}"
+        lines.append(
+            f"{row.claim.id:<44} {row.claim.paper_value:>9.4g} {value:>10} {ratio:>6}  "
+            f"{row.verdict}{'  (' + row.note + ')' if row.note else ''}"
+        )
+    counts = ", ".join(f"{n} {v}" for v, n in sorted(summary(rows).items()))
+    lines.append(f"{len(rows)} claims: {counts}")
+    return "\n".join(lines)

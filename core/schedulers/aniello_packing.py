@@ -1,0 +1,257 @@
+"""The pair-by-pair packing of Aniello et al.'s online scheduler.
+
+Items (executors, or workers) go into bins (workers, or nodes) with a count
+cap and a load cap each, hottest pair of items first; used by
+:mod:`core.schedulers.aniello_online` for both of its phases. The choices
+(ties, least loaded) are written in that module's docstring.
+
+References
+----------
+.. [1] L. Aniello, R. Baldoni, L. Querzoni, "Adaptive Online Scheduling in
+   Storm", Proc. 7th ACM Int. Conf. on Distributed Event-Based Systems
+   (DEBS 2013), pp. 207-218. https://doi.org/10.1145/2488222.2488267
+.. [2] The authors' code: ``storm-adaptive-schedulers``,
+   ``src/storm/scheduler/OnlineScheduler.java``, ``Topology.java``,
+   ``Slot.java``, ``Node.java``, ``NodeManager.java``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+EPS = 1e-9  # float slack on capacity checks
+_TIE = 1e-6  # tuples/s: traffic differences below this are ties
+
+Pair = tuple[int, int, float]  # item, item, traffic (tuples/s)
+Flows = tuple[np.ndarray, np.ndarray, np.ndarray]  # the same pairs as three arrays
+
+
+class Infeasible(Exception):
+    """Some executor or worker fits nowhere: keep the running placement."""
+
+
+class Bins:
+    """Workers (or nodes) with a count cap and a load cap each.
+
+    ``least_loaded`` keeps a lazy heap of (load, index): the lowest load wins,
+    then the lowest index, which is the authors' first-found strict minimum.
+    """
+
+    def __init__(self, count_cap: Sequence[int], load_cap: Sequence[float]):
+        self.count_cap = [int(c) for c in count_cap]
+        self.load_cap = [float(c) + EPS for c in load_cap]
+        self.uniform = len(set(self.load_cap)) <= 1  # one failed load check ends a search
+        self.count = [0] * len(self.count_cap)
+        self.load = [0.0] * len(self.count_cap)
+        self.heap = [(0.0, b) for b, c in enumerate(self.count_cap) if c > 0]
+
+    def fits(self, b: int, k: int, load: float) -> bool:
+        return self.count[b] + k <= self.count_cap[b] and self.load[b] + load <= self.load_cap[b]
+
+    def least_loaded(self, k: int, load: float) -> int | None:
+        heap, skipped, found = self.heap, [], None
+        while heap:
+            held, b = heap[0]
+            if held != self.load[b] or self.count[b] >= self.count_cap[b]:
+                heapq.heappop(heap)  # stale, or full (pushed again when freed)
+            elif self.fits(b, k, load):
+                found = b
+                break
+            elif self.uniform and self.count[b] + k <= self.count_cap[b]:
+                break  # every other bin with room carries at least this load
+            else:
+                skipped.append(heapq.heappop(heap))
+        for entry in skipped:
+            heapq.heappush(heap, entry)
+        return found
+
+    def put(self, b: int, load: float, sign: int = 1) -> None:
+        self.count[b] += sign
+        self.load[b] += sign * load
+        if self.count[b] < self.count_cap[b]:
+            heapq.heappush(self.heap, (self.load[b], b))
+
+
+def pack(
+    loads: np.ndarray,
+    pairs: Sequence[Pair],
+    bins: Bins,
+    names: tuple[Callable[[int], str], Callable[[int], str], str],
+    keep_order: bool,
+    active: np.ndarray | None = None,
+) -> tuple[np.ndarray, list[str], list[dict[int, float]]]:
+    """Aniello's pair-by-pair placement of items (executors or workers) into bins.
+
+    ``names`` name an item, a bin and the kind of bin; ``keep_order`` lists
+    a pair's bins in index order (workers) rather than pair order (nodes);
+    items with ``active`` False and no traffic stay out (empty workers).
+    Returns each item's bin, the reason, and the items' adjacency.
+    """
+    item, where, kind = names
+    loads = loads.tolist()
+    adj: list[dict[int, float]] = [{} for _ in loads]
+    for i, j, r in pairs:
+        adj[i][j] = adj[j][i] = r
+    bin_of = [-1] * len(loads)
+    # traffic to placed neighbours, per bin (a defaultdict: put() is the hot loop)
+    near: list[defaultdict[int, float]] = [defaultdict(float) for _ in loads]
+    near_all = [0.0] * len(loads)  # traffic to all placed neighbours
+    why = [""] * len(loads)
+
+    def put(x: int, b: int, sign: int = 1) -> None:
+        bin_of[x] = b if sign > 0 else -1
+        bins.put(b, loads[x], sign)
+        for o, r in adj[x].items():
+            near[o][b] += sign * r
+            near_all[o] += sign * r
+
+    def single(x: int) -> int:
+        b = bins.least_loaded(1, loads[x])
+        if b is None:
+            raise Infeasible(f"no {kind} can take {item(x)}")
+        put(x, b)
+        return b
+
+    def hot(other: int, rate: float) -> str:
+        return f"{rate:.4g} tuples/s with {item(other)}"
+
+    for x, y, rate in pairs:
+        wx, wy = bin_of[x], bin_of[y]
+        if wx < 0 and wy < 0:
+            b = bins.least_loaded(2, loads[x] + loads[y])
+            if b is not None:
+                put(x, b), put(y, b)
+                why[x] = why[y] = f"both into {where(b)}, least loaded with room for both"
+            else:
+                b = single(x)
+                why[x] = f"no {kind} had room for both; {where(b)} is the least loaded"
+                if bins.fits(b, 1, loads[y]):
+                    put(y, b)
+                    why[y] = f"no {kind} had room for both, but {where(b)} still fits it"
+                else:
+                    why[y] = f"no room beside it; {where(single(y))} is the least loaded other"
+            why[x], why[y] = f"{hot(y, rate)}: {why[x]}", f"{hot(x, rate)}: {why[y]}"
+            continue
+        if wx < 0 or wy < 0 or wx == wy:
+            cands = [max(wx, wy)]
+        else:
+            cands = [min(wx, wy), max(wx, wy)] if keep_order else [wx, wy]
+        extra = bins.least_loaded(1, max(loads[x], loads[y]))
+        if extra is not None and extra not in cands:
+            cands.append(extra)
+        best = best_combination(x, y, rate, (wx, wy), cands, loads, bins, near, near_all)
+        if best is None:
+            raise Infeasible(f"no combination of {kind}s takes {item(x)} and {item(y)}")
+        cost, bx, by = best
+        moves = [(z, b, w) for z, b, w in ((x, bx, wx), (y, by, wy)) if b != w]
+        for z, _, w in moves:
+            if w >= 0:
+                put(z, w, -1)
+        for z, b, _ in moves:  # an item that stays keeps the reason it got there
+            put(z, b)
+            tried = ", ".join(where(c) for c in cands)
+            why[z] = (
+                f"{hot(y if z == x else x, rate)}: {where(b)} is the best of {tried} "
+                f"({cost:.4g} tuples/s cross)"
+            )
+    for x in range(len(loads)):
+        if bin_of[x] < 0 and (active is None or active[x]):
+            b = single(x)
+            why[x] = f"no traffic with the others: {where(b)} is the least loaded {kind} with room"
+    return np.array(bin_of, dtype=np.int64), why, adj
+
+
+def best_combination(
+    x: int,
+    y: int,
+    rate: float,
+    was: tuple[int, int],
+    cands: Sequence[int],
+    loads: Sequence[float],
+    bins: Bins,
+    near: Sequence[Mapping[int, float]],
+    near_all: Sequence[float],
+) -> tuple[float, int, int] | None:
+    """(crossing traffic, bin for x, bin for y), judged with x and y taken out.
+
+    The first combination tried wins ties (x's bins outer, y's inner, as the
+    authors' loops); ``None`` when no combination fits.
+    """
+    wx, wy = was
+    out_x = near_all[x] - (rate if wy >= 0 else 0.0)  # x's other links, all crossing
+    out_y = near_all[y] - (rate if wx >= 0 else 0.0)
+    lx, ly = loads[x], loads[y]
+    per_bin = {}
+    for b in cands:
+        count = bins.count[b] - (wx == b) - (wy == b)
+        held = bins.load[b] - (lx if wx == b else 0.0) - (ly if wy == b else 0.0)
+        cap, load_cap = bins.count_cap[b], bins.load_cap[b]
+        per_bin[b] = (
+            count + 1 <= cap and held + lx <= load_cap,  # x fits
+            count + 1 <= cap and held + ly <= load_cap,  # y fits
+            count + 2 <= cap and held + lx + ly <= load_cap,  # both fit
+            out_x - near[x].get(b, 0.0) + (rate if wy == b else 0.0),  # x's links crossing
+            out_y - near[y].get(b, 0.0) + (rate if wx == b else 0.0),
+        )
+    best = None
+    for bx in cands:
+        x_fits, _, both_fit, x_cost, _ = per_bin[bx]
+        for by in cands if x_fits else ():
+            _, y_fits, _, _, y_cost = per_bin[by]
+            together = by == bx
+            cost = x_cost + y_cost + (0.0 if together else rate)
+            if (both_fit if together else y_fits) and (best is None or cost < best[0] - _TIE):
+                best = (cost, bx, by)
+    return best
+
+
+def fill_empty(
+    slot_of: np.ndarray, adj: Sequence[dict[int, float]], loads: np.ndarray, bins: Bins, why: list
+) -> None:
+    """Move into each empty worker the executor whose move adds least traffic."""
+    empty = [s for s, k in enumerate(bins.count) if k == 0]
+    so = slot_of.tolist()
+    own = np.array([sum(r for o, r in adj[e].items() if so[o] == so[e]) for e in range(len(so))])
+    for target in empty:
+        movable = (np.array(bins.count)[slot_of] > 1) & (loads <= bins.load_cap[target])
+        if not movable.any():
+            continue
+        cost = np.where(movable, np.round(own, 6), np.inf)
+        ties = np.flatnonzero(cost == cost.min())
+        e = int(ties[np.lexsort((ties, slot_of[ties]))[0]])  # first worker, first executor
+        old = int(slot_of[e])
+        for o, r in adj[e].items():
+            if slot_of[o] == old:
+                own[o] -= r
+        bins.put(old, loads[e], -1)
+        bins.put(target, loads[e])
+        slot_of[e] = target
+        why[e] = f"moved to fill empty worker w{target} (adds {own[e]:.4g} tuples/s across workers)"
+        own[e] = 0.0
+
+
+def hottest(i: np.ndarray, j: np.ndarray, r: np.ndarray) -> Flows:
+    """Undirected pairs with summed traffic, hottest first (ties: lower indices first)."""
+    keep = i != j
+    lo, hi, r = np.minimum(i, j)[keep], np.maximum(i, j)[keep], r[keep]
+    base = int(hi.max()) + 1 if hi.size else 1
+    keys, where = np.unique(lo * base + hi, return_inverse=True)
+    total = np.bincount(where, weights=r, minlength=len(keys))
+    lo, hi = keys // base, keys % base
+    order = np.lexsort((hi, lo, -total))
+    return lo[order], hi[order], total[order]
+
+
+def inter_traffic(flows: Flows, group: Sequence[int]) -> float:
+    """Traffic between items in different groups (nodes)."""
+    lo, hi, r = flows
+    group = np.asarray(group)
+    return float(r[group[lo] != group[hi]].sum())
+
+
+def as_pairs(flows: Flows) -> list[Pair]:
+    return list(zip(*(a.tolist() for a in flows), strict=True))

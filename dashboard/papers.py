@@ -1,0 +1,111 @@
+"""The Papers view: every quantitative claim of the papers beside slotscope's figure.
+
+A thin view of :func:`core.reproduce.reproduce`: pick a paper (or all), press
+Reproduce, read one row per claim with the paper's figure, ours, their ratio
+and a verdict. The rows of the built-in presets never change while the server
+runs, so they are computed once per paper.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import dash_ag_grid as dag
+from dash import Input, Output, callback, dcc, html
+
+from core.claims import PAPERS
+from core.reproduce import reproduce, summary
+from dashboard import ids
+
+ALL = "all"
+VERDICT_CLASSES = {
+    "verdict-ok": "params.value == 'reproduced'",
+    "verdict-direction": "params.value == 'direction'",
+    "verdict-wrong": "params.value == 'wrong direction' || params.value == 'outside band'",
+    "verdict-none": "params.value == 'not run'",
+}
+COLUMNS = (
+    ("paper", "Paper", 1),
+    ("claim", "Claim", 4),
+    ("source", "Where", 1),
+    ("paper_value", "Paper's figure", 1),
+    ("slotscope_value", "slotscope", 1),
+    ("ratio", "Ratio", 1),
+    ("verdict", "Verdict", 1),
+    ("note", "Why / note", 3),
+)
+NUMERIC = {"paper_value", "slotscope_value", "ratio"}
+
+
+def _column(field: str, header: str, flex: int) -> dict[str, Any]:
+    col: dict[str, Any] = {"field": field, "headerName": header, "flex": flex}
+    if field in NUMERIC:
+        col["valueFormatter"] = {
+            "function": "params.value == null ? '-' : d3.format('.3~g')(params.value)"
+        }
+        col["type"] = "rightAligned"
+    if field == "verdict":
+        col["cellClassRules"] = VERDICT_CLASSES
+    if field in ("claim", "note"):
+        col["wrapText"] = True
+        col["autoHeight"] = True
+        col["tooltipField"] = field
+    return col
+
+
+def layout() -> html.Section:
+    options = [{"label": "All papers", "value": ALL}] + [
+        {"label": title, "value": key} for key, title in PAPERS.items()
+    ]
+    return html.Section(
+        id=ids.PAPERS_SECTION,
+        className="card papers",
+        children=[
+            html.H2("Papers: each claim beside slotscope's figure"),
+            html.P(
+                "The papers' quantitative claims, each run on its own preset. Reproduced: "
+                "inside the claim's band (a factor of 2 on a gain, ±50% on an absolute "
+                "figure); direction: the right way round but outside the band.",
+                className="hint",
+            ),
+            html.Div(
+                className="papers-controls",
+                children=[
+                    dcc.Dropdown(id=ids.PAPERS_SELECT, options=options, value=ALL, clearable=False),
+                    html.Button("Reproduce", id=ids.PAPERS_RUN, className="button"),
+                    html.Span(id=ids.PAPERS_SUMMARY, className="papers-summary"),
+                ],
+            ),
+            dag.AgGrid(
+                id=ids.PAPERS_GRID,
+                rowData=[],
+                columnDefs=[_column(*c) for c in COLUMNS],
+                defaultColDef={"resizable": True, "sortable": True, "filter": True},
+                dashGridOptions={"tooltipShowDelay": 150, "animateRows": False},
+                style={"height": "520px"},
+            ),
+        ],
+    )
+
+
+@cache
+def claim_rows(paper: str) -> tuple[list[dict[str, Any]], str]:
+    """The grid rows and the summary line of one paper's claims (all when ``ALL``)."""
+    rows = reproduce(None if paper == ALL else paper)
+    counts = summary(rows)
+    line = f"{len(rows)} claims: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    return [r.to_json() for r in rows], line
+
+
+@callback(
+    Output(ids.PAPERS_GRID, "rowData"),
+    Output(ids.PAPERS_SUMMARY, "children"),
+    Input(ids.PAPERS_RUN, "n_clicks"),
+    Input(ids.PAPERS_SELECT, "value"),
+    prevent_initial_call=True,
+)
+def show_claims(_clicks: int | None, paper: str):
+    paper = paper if paper in PAPERS else ALL
+    rows, line = claim_rows(paper)
+    return rows, line

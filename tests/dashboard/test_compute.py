@@ -1,0 +1,88 @@
+"""The dashboard's memoised way into the core: each step once per scenario hash."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.comparison import with_observations
+from core.presets import preset
+from core.schedulers import SCHEDULERS, run_scheduler
+from core.simulator import observe
+from dashboard import compute
+
+
+@pytest.fixture
+def lf_diamond() -> tuple[str, float]:
+    """A cold cache and the canonical text of lf-diamond, with its offered rate."""
+    compute.clear_caches()
+    sc = preset("lf-diamond")
+    return compute.canonical(sc.to_json_dict()), sc.workload.rate
+
+
+def test_a_scheduler_that_reads_no_observations_runs_once_for_every_rate(lf_diamond):
+    text, rate = lf_diamond
+    a = compute.evaluate(text, "lf", "{}", rate)
+    b = compute.evaluate(text, "lf", "{}", 2 * rate)
+    assert a.schedule is b.schedule and a.graph is b.graph
+    assert compute.placed.cache_info().misses == 1
+    assert b.analysis.rate == 2 * rate and a.analysis.rate == rate
+
+
+def test_schedulers_that_keep_the_parallelism_share_one_graph(lf_diamond):
+    text, rate = lf_diamond
+    graphs = [compute.evaluate(text, s, "{}", rate).graph for s in ("even", "lf", "top-storm")]
+    assert graphs[0] is graphs[1] is graphs[2]
+    assert compute.graph_of.cache_info().misses == 1
+
+
+def test_defaults_spelled_out_share_the_entry_of_no_parameters(lf_diamond):
+    text, rate = lf_diamond
+    a = compute.evaluate(text, "top-storm", "{}", rate)
+    b = compute.evaluate(text, "top-storm", '{"alpha": 0.8}', rate)
+    assert a.schedule is b.schedule
+    assert compute.placed.cache_info().misses == 1
+
+
+def test_a_bad_parameter_is_an_error_value_not_an_exception(lf_diamond):
+    text, rate = lf_diamond
+    ev = compute.evaluate(text, "top-storm", '{"alpha": 7}', rate)
+    assert ev.schedule is None and "alpha" in ev.error
+
+
+def test_aniello_online_observes_the_aniello_offline_panel_placement_once(lf_diamond):
+    text, rate = lf_diamond
+    offline = compute.evaluate(text, "aniello-offline", "{}", rate)
+    online = compute.evaluate(text, "aniello-online", "{}", rate)
+    compute.evaluate(text, "aniello-online", "{}", rate)
+    # aniello-offline once (its panel, reused for the observations), aniello-online once
+    assert compute.placed.cache_info().misses == 2
+    sc = compute.scenario_of(text)
+    expected = observe(sc, offline.schedule, rate)
+    assert compute.observed(text, rate, "aniello-online").observations == expected
+    # the same placement a comparison at this rate gets
+    alone = run_scheduler(with_observations(sc, rate), "aniello-online")
+    assert online.schedule.placement() == alone.placement()
+    assert online.schedule.details["traffic_before"] == alone.details["traffic_before"]
+
+
+def test_aniello_online_is_observed_again_at_another_rate(lf_diamond):
+    text, rate = lf_diamond
+    compute.evaluate(text, "aniello-online", "{}", rate)
+    compute.evaluate(text, "aniello-online", "{}", rate / 2)
+    assert compute.observed.cache_info().misses == 2
+    assert compute.placed.cache_info().misses == 3  # offline once, online at each rate
+
+
+def test_starting_placements_are_the_page_s_paper_placements(lf_diamond):
+    text, rate = lf_diamond
+    starts = compute.starting_placements(text, rate)
+    assert set(starts) == {s for s in SCHEDULERS if s not in ("optimal", "slotscope")}
+    assert starts["lf"] is compute.evaluate(text, "lf", "{}", rate).schedule
+    assert all(s.ok for s in starts.values())
+
+
+def test_headline_of_a_placed_scenario_has_its_figures(lf_diamond):
+    text, rate = lf_diamond
+    h = compute.headline(compute.evaluate(text, "even", "{}", rate))
+    assert h["rate"] == rate and h["nodes_used"] == 8 and h["slots_used"] == 8
+    assert h["throughput"] > 0 and h["latency_estimate_ms"] > 0

@@ -1,0 +1,98 @@
+"""slotscope reproduce: verdicts on hand cases, and every claim against its band."""
+
+import math
+
+import pytest
+
+from core.claims import CLAIMS, Claim
+from core.reproduce import (
+    Figures,
+    Row,
+    figures,
+    measure,
+    missing,
+    reproduce,
+    reproduce_claim,
+    select,
+    table,
+    verdict,
+)
+
+
+def _claim(value, band, measure="throughput_gain", baseline="even"):
+    return Claim("x", "top-storm", "t", "s", measure, ("wordcount",), "even", baseline, value, band)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(39.0, "reproduced"), (19.5, "reproduced"), (200.0, "direction"), (-3.0, "wrong direction")],
+)
+def test_verdict_of_a_gain(value, expected):
+    assert verdict(_claim(39.0, (19.5, 78.0)), value) == expected
+
+
+def test_verdict_of_an_absolute_figure_has_no_direction():
+    claim = _claim(14.57, (9.71, 21.86), measure="latency_ms", baseline=None)
+    assert verdict(claim, 0.8) == "outside band"
+    assert verdict(claim, 14.0) == "reproduced"
+    assert verdict(claim, math.nan) == "not run"
+
+
+def test_ratio_and_json_row():
+    row = Row(_claim(40.0, (20.0, 80.0)), 80.0, "reproduced")
+    assert row.ratio == 2.0
+    doc = row.to_json()
+    assert doc["slotscope_value"] == 80.0 and doc["paper_value"] == 40.0
+    assert doc["verdict"] == "reproduced"
+
+
+def test_unknown_paper_is_named():
+    with pytest.raises(ValueError, match="paper: unknown 'nope'"):
+        select("nope")
+
+
+def test_missing_presets_are_reported_not_raised():
+    claim = Claim("x", "lf", "t", "s", "latency_gain", ("no-such",), "lf", "even", 1.0, (0.5, 2))
+    assert missing(claim) == "preset(s) not built in: no-such"
+    assert reproduce_claim(claim).verdict == "not run"
+
+
+def test_up_to_claims_take_the_largest_figure():
+    claim = next(c for c in CLAIMS if c.id == "lf/shuffle-memory")
+    per_preset = [
+        figures(p, "even").memory_mb / figures(p, "lf").memory_mb * 100 - 100 for p in claim.presets
+    ]
+    assert measure(claim) == pytest.approx(max(per_preset))
+
+
+def test_even_uses_all_five_top_storm_nodes():
+    """The baseline of every TOP-Storm node count: the default uses all 5 (Fig. 10)."""
+    assert figures("top-storm-wordcount-s5-w5", "even").nodes_used == 5
+
+
+def test_figures_measures_memory_and_cpu():
+    f = figures("lf-linear", "lf")
+    assert isinstance(f, Figures)
+    assert f.memory_mb > 0 and f.cpu_cores > 0 and f.latency_ms > 0
+
+
+def test_table_lists_every_row_and_the_counts():
+    rows = reproduce("top-storm")
+    text = table(rows)
+    assert len(text.splitlines()) == len(rows) + 2
+    assert text.splitlines()[-1].startswith(f"{len(rows)} claims:")
+
+
+def _params():
+    for claim in CLAIMS:
+        marks = [pytest.mark.xfail(reason=claim.known_gap, strict=True)] if claim.known_gap else []
+        yield pytest.param(claim, id=claim.id, marks=marks)
+
+
+@pytest.mark.parametrize("claim", list(_params()))
+def test_claim_is_reproduced_within_its_band(claim):
+    row = reproduce_claim(claim)
+    assert row.verdict == "reproduced", (
+        f"{claim.id}: paper {claim.paper_value}, slotscope {row.value} "
+        f"(band {claim.band}): {row.verdict} {row.note}"
+    )
