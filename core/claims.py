@@ -28,7 +28,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PAPERS = {
     "top-storm": "Muhammad, Aleem, Islam. TOP-Storm. Cluster Computing 2021",
@@ -62,6 +62,7 @@ class Claim:
     band: tuple[float, float]
     training: bool = False
     known_gap: str = ""
+    not_run: str = ""  # why slotscope does not compute this claim (shown as "not run")
 
 
 def around(value: float, factor: float) -> tuple[float, float]:
@@ -344,6 +345,39 @@ def _lf() -> list[Claim]:
             "Sec. 4.5, Fig. 12a", "throughput_gain", "pageview", "lf", "even",
         ),
     ]  # fmt: skip
+    # Sec. 4.5, Fig. 13: unique page-view count (Count emits every 3 s).
+    claims += [
+        _absolute(
+            "lf/pageview-unique-even-latency-ms", "lf",
+            "Unique page view: even's mean latency is 11.59 ms", "Sec. 4.5, Fig. 13b",
+            "latency_ms", "pageview-unique", "even", 11.59,
+        ),
+        _absolute(
+            "lf/pageview-unique-lf-latency-ms", "lf",
+            "Unique page view: L/F's mean latency is 10.33 ms", "Sec. 4.5, Fig. 13b",
+            "latency_ms", "pageview-unique", "lf", 10.33,
+        ),
+        _gain(
+            "lf/pageview-unique-latency", "lf",
+            "Unique page view: L/F improves mean latency by 12.13% over even",
+            "Sec. 4.5, Fig. 13b", "latency_gain", "pageview-unique", "lf", "even", 12.13,
+        ),
+        _gain(
+            "lf/pageview-unique-cpu", "lf",
+            "Unique page view: L/F improves CPU usage by 36.10% over even", "Sec. 4.5, Fig. 13e",
+            "cpu_gain", "pageview-unique", "lf", "even", 36.10,
+        ),
+        _gain(
+            "lf/pageview-unique-memory", "lf",
+            "Unique page view: L/F improves memory by 98.12% over even", "Sec. 4.5, Fig. 13f",
+            "memory_gain", "pageview-unique", "lf", "even", 98.12,
+        ),
+        _same(
+            "lf/pageview-unique-throughput", "lf",
+            "Unique page view: the throughput difference is negligible", "Sec. 4.5, Fig. 13a",
+            "throughput_gain", "pageview-unique", "lf", "even",
+        ),
+    ]  # fmt: skip
     return claims
 
 
@@ -380,4 +414,119 @@ def _aniello() -> list[Claim]:
     ]  # fmt: skip
 
 
-CLAIMS: tuple[Claim, ...] = tuple(_top_storm() + _lf() + _nasiri() + _aniello())
+# Why each claim slotscope misses is missed, measured (slotscope reproduce) and
+# diagnosed, one reason per cause. The tests expect these misses (strict
+# xfail): a claim that starts to reproduce must have its entry removed.
+COMMUNICATION_UNDERCOSTED = (
+    "slotscope's capacity R* is CPU-bound and its per-tuple communication costs are "
+    "Storm 2's sourced constants (2 + 3 us (de)serialisation, 250 us between nodes), small "
+    "next to the components' CPU; TOP-Storm packs onto its most powerful node, so the "
+    "cores it gives up cost more than the communication it saves. The paper's gain comes "
+    "from Storm 2.0's inter-node path (Netty, acking) that no sourced constant prices yet"
+)
+RSTORM_TIGHTEST_NODE = (
+    "R-Storm's minimum-distance rule (Peng et al. 2015) packs all 18 executors on the node "
+    "whose free resources lie closest to the demand, the 2-core i7-2c; slotscope's R* is "
+    "CPU-bound there (2 cores vs TOP-Storm's 8), 4x below TOP-Storm's. The paper's 11% "
+    "suggests its R-Storm run was not CPU-saturated, which Fig. 16 does not let us check"
+)
+STORM_1_LATENCY = (
+    "L/F ran Storm 1.2.3, whose disruptor queues batch tuples (topology.disruptor.batch."
+    "size 100, batch.timeout.millis 1): at L/F's 1 message/ms every hop, local or remote, "
+    "waits for the 1 ms flush. slotscope prices hops with Storm 2 constants (1 us in a "
+    "worker, 250 us between nodes), so keeping hops local looks far better than Storm "
+    "1.2.3 measured (gains 1.5-10x too large) and absolute latencies are 15-60x too "
+    "low. Fitting the hop latencies to the page-view means (bench/calibrate.py) reaches "
+    "14.0 / 12.1 ms but drops these gains to 0.01-0.6x the paper's: the batching delay "
+    "is the missing model"
+)
+STORM_1_TAIL = (
+    "L/F's non-LSP p99 gains come from even's latency peaks of hundreds of ms under "
+    "Storm 1.2.3 (Sec. 4.4, min-max bars); slotscope's queues at L/F's offered rate stay "
+    "far from saturation, so both placements' tails are close. Storm 1.2.3's batching "
+    "and GC pauses are not modelled"
+)
+PER_PROCESS_CPU = (
+    "L/F's CPU figures count the context switches and buffer copies of 8 JVM processes "
+    "against 1 (Sec. 4.3); slotscope charges CPU per tuple only ((de)serialisation when "
+    "a tuple leaves its worker) and no per-worker process overhead, so fewer workers save "
+    "less CPU than measured"
+)
+UNSATURATED_THROUGHPUT = (
+    "at L/F's offered rate (1 KB per ms per spout) both placements carry the whole load in "
+    "slotscope, so the throughputs are equal; the paper's 22% comes from even's executors "
+    "falling behind under Storm 1.2.3's costs, which slotscope's per-component CPU (the "
+    "paper gives none; labelled choices in core/presets/lf.py) does not reach"
+)
+NASIRI_GUESSED_COSTS = (
+    "the paper gives no per-component costs for its micro-benchmarks: core/presets/nasiri.py "
+    "labels its guesses. With them the preset's user parallelism (1 each) makes even's R* "
+    "that of one 'high' thread, while hetero raises 'high' to 178 instances: the gain is "
+    "the ratio of parallelisms, not of placements"
+)
+NASIRI_OPTIMAL_NOT_RUN = (
+    "the paper's optimal searches instance counts as well as placements; slotscope's "
+    "equivalent (optimal with search_parallelism, an enumeration) takes minutes on these "
+    "presets, and the CP-SAT optimum keeps the preset's parallelism, which hetero changes, "
+    "so their ratio would not be the paper's measure"
+)
+ANIELLO_INPUTS = (
+    "the paper gives no topology costs or cluster for its real workload (Sec. 1, 6); every "
+    "input of the 'aniello' preset is a labelled choice, so only the direction can be "
+    "checked: slotscope's 11.7% sits just below the band's 12.5%"
+)
+KNOWN_GAPS = {
+    **{
+        f"top-storm/{topo}-c{config}-throughput": COMMUNICATION_UNDERCOSTED
+        for topo, configs in (("wordcount", (1, 2, 4)), ("exclamation", (4, 5)))
+        for config in configs
+    },
+    "top-storm/exclamation-c6-vs-rstorm": RSTORM_TIGHTEST_NODE,
+    **{f"lf/{shape}-lsp-latency_gain": STORM_1_LATENCY for shape in LF_SHAPES},
+    **{f"lf/{shape}-lsp-p99_gain": STORM_1_LATENCY for shape in ("linear", "ascent", "diamond")},
+    "lf/x10-lsp-latency": STORM_1_LATENCY,
+    "lf/x10-lsp-p99": STORM_1_LATENCY,
+    "lf/linear-shuffle-latency_gain": STORM_1_LATENCY,
+    "lf/ascent-shuffle-latency_gain": STORM_1_LATENCY,
+    "lf/linear-shuffle-p99_gain": STORM_1_LATENCY,
+    **{
+        f"lf/{shape}-shuffle-p99_gain": STORM_1_TAIL
+        for shape in ("ascent", "descent", "diamond", "star")
+    },
+    "lf/descent-lsp-p99_gain": STORM_1_TAIL,
+    "lf/x10-shuffle-latency": STORM_1_TAIL,
+    "lf/x10-shuffle-p99": STORM_1_TAIL,
+    "lf/lsp-cpu": PER_PROCESS_CPU,
+    "lf/shuffle-cpu": PER_PROCESS_CPU,
+    "lf/x10-shuffle-cpu": PER_PROCESS_CPU,
+    "lf/pageview-cpu": PER_PROCESS_CPU,
+    "lf/pageview-unique-cpu": PER_PROCESS_CPU,
+    "lf/descent-x10-shuffle-throughput": UNSATURATED_THROUGHPUT,
+    "lf/star-x10-shuffle-throughput": UNSATURATED_THROUGHPUT,
+    **{
+        f"lf/{name}": STORM_1_LATENCY
+        for name in (
+            "pageview-even-latency-ms", "pageview-lf-latency-ms", "pageview-latency",
+            "pageview-unique-even-latency-ms", "pageview-unique-lf-latency-ms",
+            "pageview-unique-latency",
+        )
+    },
+    "nasiri/linear-vs-even": NASIRI_GUESSED_COSTS,
+    "nasiri/linear-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
+    "nasiri/diamond-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
+    "aniello/online-latency": ANIELLO_INPUTS,
+}  # fmt: skip
+NOT_RUN = {
+    "nasiri/linear-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
+    "nasiri/diamond-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
+}
+
+
+def _with_gaps(claims: list[Claim]) -> tuple[Claim, ...]:
+    return tuple(
+        replace(c, known_gap=KNOWN_GAPS.get(c.id, ""), not_run=NOT_RUN.get(c.id, ""))
+        for c in claims
+    )
+
+
+CLAIMS: tuple[Claim, ...] = _with_gaps(_top_storm() + _lf() + _nasiri() + _aniello())

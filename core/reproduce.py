@@ -166,6 +166,8 @@ def verdict(claim: Claim, value: float) -> str:
 
 def missing(claim: Claim) -> str:
     """Why a claim cannot run in this build ('' when it can)."""
+    if claim.not_run:
+        return claim.not_run
     absent = [p for p in claim.presets if p not in PRESETS]
     if absent:
         return f"preset(s) not built in: {', '.join(absent)}"
