@@ -37,7 +37,7 @@ def _error(base, rows, **topology) -> CellError:
 def test_rows_round_trip_to_the_same_scenario(wordcount):
     base, rows = wordcount
     assert [r["id"] for r in rows[NODES]] == ["i7-8c", "i7-4c", "i7-2c", "i5-4460", "i5-m460"]
-    assert rows[NODES][0]["processing_speed"] == 435.2  # 8 x 3.4 x 16
+    assert rows[NODES][0]["processing_speed"] == 185395.2  # 8 x 3.4 x 6816, Table 4
     assert rows[STREAMS][1]["from"] == "split"
     again = scenario_from_rows(base, rows, workers=5, ackers=3)
     assert again.to_json_dict() == base
@@ -138,5 +138,5 @@ def test_apply_edits_puts_a_valid_edit_in_force_with_fresh_derived_columns(wordc
     rows[NODES][4]["cores"] = 8
     out = apply_edits(edits=[None] * 3, rows=rows, workers=5, ackers=3, base=base, current=base)
     assert out["scenario"]["cluster"]["nodes"][4]["cores"] == 8
-    assert out["rows"][NODES][4]["processing_speed"] == round(8 * 2.53 * 4, 1)
+    assert out["rows"][NODES][4]["processing_speed"] == round(8 * 2.53 * 5054, 1)  # Table 4
     assert out["message"] == ""

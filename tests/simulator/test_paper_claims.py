@@ -24,39 +24,8 @@ def _heterogeneous(name: str) -> bool:
 
 
 TOP_STORM_CONFIGS = [p for p in PRESETS if p.startswith("top-storm-")]
-CONTENDED_LF = pytest.mark.xfail(
-    strict=False,
-    reason="with CPU contention modelled (issue 9 item 1), L/F's packing of 10x executors "
-    "onto few nodes shares their cores: its mean latency passes even's (1.90 vs 2.10 ms "
-    "at 20,000 tuples); the L/F preset's cluster (issue 9 item 5) may change this",
-)
-LF_WORKLOADS = [
-    pytest.param(p, marks=CONTENDED_LF) if p == "lf-linear-x10" else p
-    for p in PRESETS
-    if p.startswith("lf-")
-]
-SLOW_CORE_STOPS_HETERO = pytest.mark.xfail(
-    strict=False,
-    reason="since FLOPs/cycle no longer scale service times (issue 9 item 3) the i5 M460 "
-    "runs at 0.84x a 3 GHz core, not 0.21x: hetero's greedy now stops at split x4 with "
-    "its bottleneck thread on the M460 and reaches 0.6-0.8 of even's throughput "
-    "(scheduler fidelity, hetero.py)",
-)
-HETEROGENEOUS = [
-    pytest.param(
-        p,
-        marks=pytest.mark.xfail(
-            reason="hetero puts its one spout beside split#0 and local-or-shuffle then sends "
-            "it every tuple (Storm's same-worker preference), which hetero's model ignores"
-        ),
-    )
-    if p == "rollingcount"
-    else pytest.param(p, marks=SLOW_CORE_STOPS_HETERO)
-    if p in ("wordcount", "exclamation") or p.startswith("top-storm-")
-    else p
-    for p in PRESETS
-    if _heterogeneous(p)
-]
+LF_WORKLOADS = [p for p in PRESETS if p.startswith("lf-")]
+HETEROGENEOUS = [p for p in PRESETS if _heterogeneous(p)]
 
 
 @_needs("top-storm")
@@ -90,10 +59,6 @@ def test_hetero_beats_even_in_throughput_on_heterogeneous_clusters(name):
 
 
 @_needs("hetero", "optimal")
-@pytest.mark.xfail(
-    reason="measured: hetero reaches ~0.6 of the optimal instance vector's throughput on "
-    "small heterogeneous pipelines (it stops adding instances early); reported, not hidden"
-)
 def test_hetero_is_close_to_optimal_where_optimal_is_feasible():
     sc = validate_scenario(
         {
