@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -53,72 +51,13 @@ from core.simulator.costs import (
     service_matrix,
 )
 from core.simulator.errors import SimulationError
-from core.simulator.rates import UnitRates, stream_table, unit_rates, visit_ratios
+from core.simulator.placed_rates import placed_unit_rates, rate_plan
+from core.simulator.rates import stream_table, unit_rates, visit_ratios
+from core.simulator.results import Analysis, Loads, Score
 from core.topology import build_graph
 
 RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
 CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """The analytic steady state of one placement at one offered rate.
-
-    Rates in tuples/s, bytes in B/s, CPU utilisation 0..1 of the node's
-    cores, memory in MB, latency in ms. Everything is at ``effective_rate``.
-    """
-
-    rate: float
-    effective_rate: float
-    max_rate: float
-    saturated: bool
-    bottleneck: str
-    throughput: float
-    sink_throughput: float
-    latency_estimate_ms: float
-    cpu_util: Mapping[str, float]
-    memory_mb: Mapping[str, float]
-    traffic: Mapping[str, float]
-    traffic_bytes: Mapping[str, float]
-    nodes_used: int
-    slots_used: int
-    executor_rate: Mapping[str, float]
-    executor_cpu: Mapping[str, float]
-    warnings: tuple[str, ...] = ()
-
-
-class Score(NamedTuple):
-    """What a placement search compares (see :meth:`Evaluator.score`)."""
-
-    throughput: float
-    max_rate: float
-    latency_estimate_ms: float
-    nodes_used: int
-
-
-@dataclass(frozen=True, eq=False)
-class Loads:
-    """Loads of one placement per unit of offered rate (see :meth:`Evaluator.loads`).
-
-    Multiply by a rate R in tuples/s to get cores, tuples/s or NIC
-    utilisation at R; ``max_rate`` and ``bottleneck`` are R* and its name.
-    """
-
-    slot_of: np.ndarray
-    node_of: np.ndarray
-    rates: UnitRates
-    service: np.ndarray  # (E,) mean compute time per tuple on its node, s
-    serdes: np.ndarray  # (E,) mean (de)serialisation time per tuple processed, s
-    cpu: np.ndarray  # (E,) cores per unit R
-    node_cpu: np.ndarray  # (N,) cores per unit R
-    fixed: np.ndarray  # (N,) cores, rate-independent
-    nic: np.ndarray  # (N,) utilisation of the NIC per unit R (max of in and out)
-    same_worker: np.ndarray  # (S,) tuples per unit R
-    same_node: np.ndarray  # (S,)
-    total: np.ndarray  # (S,)
-    wire: np.ndarray  # (S,) summed wire seconds x tuples per unit R
-    max_rate: float
-    bottleneck: str
 
 
 class Evaluator:
@@ -192,6 +131,9 @@ class Evaluator:
         self._static = None if t.has_local else unit_rates(t)
         if self._static is not None:  # per-entry stream totals, fixed when no rate moves
             self._totals = self._static.weight_total[t.src_sid], self._static.out_total[t.tgt_sid]
+        else:  # local-or-shuffle: rates per placement, the weights' totals still fixed
+            self._plan = rate_plan(t)
+            self._w_tot = self._plan.weight_total[t.src_sid]
         self._mem = np.array(
             [self.graph.components[self.graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
         )
@@ -235,7 +177,11 @@ class Evaluator:
         n_s, n_g, n_n = self._dims
         slot_of = np.asarray(slots, dtype=np.int64)
         node_of = nodes.slot_node[slot_of]
-        r = self._static if self._static is not None else unit_rates(t, slot_of)
+        r = (
+            self._static
+            if self._static is not None
+            else placed_unit_rates(self._plan, slot_of, n_g)
+        )
         ks, kt = self._src_g + slot_of[t.src_ex], self._tgt_g + slot_of[t.tgt_ex]
         nsrc, ntgt = node_of[t.src_ex], node_of[t.tgt_ex]
         ns, nt = self._src_n + nsrc, self._tgt_n + ntgt
@@ -249,7 +195,7 @@ class Evaluator:
         if self._static is not None:
             w_tot, o_tot = self._totals
         else:
-            w_tot, o_tot = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+            w_tot, o_tot = self._w_tot, r.out_total[t.tgt_sid]
         ser = r.src_out * (w_tot - w_g[ks]) * self._ser_i
         deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
         send_n = r.src_out * (w_tot - w_n[ns])
