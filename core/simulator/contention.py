@@ -174,23 +174,27 @@ def _leave_one_out(u: np.ndarray) -> np.ndarray:
     (each direction is stable there).
     """
     k_nodes, width = u.shape
+    q = 1.0 - u
     pmf = np.zeros((k_nodes, width + 1))
     pmf[:, 0] = 1.0
     for j in range(width):
-        uj = u[:, j : j + 1]
-        pmf[:, 1:] = pmf[:, 1:] * (1.0 - uj) + pmf[:, :-1] * uj
-        pmf[:, 0] *= 1.0 - uj[:, 0]
+        uj, qj = u[:, j : j + 1], q[:, j : j + 1]
+        pmf[:, 1:] = pmf[:, 1:] * qj + pmf[:, :-1] * uj
+        pmf[:, 0] *= qj[:, 0]
     p = pmf[:, None, :]  # (K, 1, width + 1)
-    out = np.zeros((k_nodes, width, width))
     lo = u <= 0.5
-    q = 1.0 - u
+    any_lo = bool(lo.any())
+    all_lo = any_lo and bool(lo.all())
+    out = np.zeros((k_nodes, width, width))
     # forwards: Q(k) = (P(k) - u Q(k-1)) / (1 - u)
-    inv_q = np.where(lo, 1.0 / np.where(lo, q, 1.0), 0.0)
-    prev = np.zeros_like(u)
-    fwd = np.zeros_like(out)
-    for k in range(width):
-        prev = (p[:, :, k] - u * prev) * inv_q
-        fwd[:, :, k] = prev
+    if any_lo:
+        inv_q = np.where(lo, 1.0 / np.where(lo, q, 1.0), 0.0)
+        prev = np.zeros_like(u)
+        for k in range(width):
+            prev = (p[:, :, k] - u * prev) * inv_q
+            out[:, :, k] = prev
+        if all_lo:  # the usual case: every executor busy at most half the time
+            return np.clip(out, 0.0, 1.0)
     # backwards: Q(k-1) = (P(k) - (1 - u) Q(k)) / u
     inv_u = np.where(~lo, 1.0 / np.where(lo, 1.0, u), 0.0)
     nxt = np.zeros_like(u)
@@ -198,5 +202,4 @@ def _leave_one_out(u: np.ndarray) -> np.ndarray:
     for k in range(width, 0, -1):
         nxt = (p[:, :, k] - q * nxt) * inv_u
         bwd[:, :, k - 1] = nxt
-    out = np.where(lo[:, :, None], fwd, bwd)
-    return np.clip(out, 0.0, 1.0)
+    return np.clip(np.where(lo[:, :, None], out, bwd) if any_lo else bwd, 0.0, 1.0)
