@@ -110,6 +110,7 @@ class Evaluator:
         self.executors = t.executors
         self.service_s, fixed = service_matrix(self.graph, scenario, costs)
         self._fixed = fixed if fixed.any() else None
+        self._free_cores = np.maximum(nodes.cores - np.zeros(len(nodes.ids)), CORE_FLOOR)
         self.visits = visit_ratios(self.graph)
         self._visit_total = sum(self.visits.values())
         visit = np.array([self.visits[c] for c in self.graph.order])
@@ -130,7 +131,9 @@ class Evaluator:
         self._count_bytes = np.stack([np.ones(n_s), t.tuple_bytes], axis=1)  # tuples, bytes
         self._static = None if t.has_local else unit_rates(t)
         if self._static is not None:  # per-entry stream totals, fixed when no rate moves
-            self._totals = self._static.weight_total[t.src_sid], self._static.out_total[t.tgt_sid]
+            r = self._static
+            self._totals = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+            self._total = r.out_total * r.weight_total + r.local_total
         else:  # local-or-shuffle: rates per placement, the weights' totals still fixed
             self._plan = rate_plan(t)
             self._w_tot = self._plan.weight_total[t.src_sid]
@@ -191,11 +194,12 @@ class Evaluator:
         w_n = np.bincount(nt, t.tgt_w, n_s * n_n)
         same_worker = (out_g * w_g).reshape(n_s, n_g).sum(1) + r.local_total
         same_node = (out_n * w_n).reshape(n_s, n_n).sum(1) + r.local_total
-        total = r.out_total * r.weight_total + r.local_total
         if self._static is not None:
             w_tot, o_tot = self._totals
+            total = self._total
         else:
             w_tot, o_tot = self._w_tot, r.out_total[t.tgt_sid]
+            total = r.out_total * r.weight_total + r.local_total
         ser = r.src_out * (w_tot - w_g[ks]) * self._ser_i
         deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
         send_n = r.src_out * (w_tot - w_n[ns])
@@ -245,14 +249,17 @@ class Evaluator:
                 node_load = np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
         e, n, m = int(cpu.argmax()), int(node_load.argmax()), int(nic.argmax())
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
-        candidates = [
-            (float(cpu[e]), f"executor {self.executors[e]} thread"),
-            (float(node_load[n]), f"node {self.nodes.ids[n]} CPU"),
-            (float(nic[m]), f"node {self.nodes.ids[m]} NIC"),
-        ]
-        load, name = max(candidates, key=lambda c: c[0])
+        load, which = float(cpu[e]), 0
+        if float(node_load[n]) > load:
+            load, which = float(node_load[n]), 1
+        if float(nic[m]) > load:
+            load, which = float(nic[m]), 2
         if load <= 0:
             return math.inf, "none"
+        if which == 0:
+            name = f"executor {self.executors[e]} thread"
+        else:
+            name = f"node {self.nodes.ids[n if which == 1 else m]} {('CPU', 'NIC')[which - 1]}"
         return (0.0 if math.isinf(load) else 1.0 / load), name
 
     def node_utilisation(self, loads: Loads, rate: float) -> np.ndarray:
@@ -269,7 +276,10 @@ class Evaluator:
         (:func:`core.simulator.contention.mean_field_factors`), exact on one
         core, ~40x faster; what :meth:`score` uses.
         """
-        cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)
+        if self._fixed is None:  # no fixed overheads: the same every time
+            cores = self._free_cores
+        else:
+            cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)
         factors = contention_factors if exact else mean_field_factors
         return factors(rate * loads.cpu, loads.node_of, cores)
 

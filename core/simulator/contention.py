@@ -129,9 +129,10 @@ def mean_field_factors(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarra
     c = cores[node_of]
     # start from the closed form where every executor is stretched and none capped:
     # u_e = a_e (1 + T) / (c + a_e), T = S / (1 - S), S = sum a / (c + a)
-    s = np.bincount(node_of, demand / (c + demand), n_n)
+    c_a = c + demand
+    s = np.bincount(node_of, demand / c_a, n_n)
     total = np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), count)[node_of]
-    u = np.minimum(1.0, demand * (1.0 + total) / (c + demand))
+    u = np.minimum(1.0, demand * (1.0 + total) / c_a)
     f = np.where(crowded[node_of], np.maximum(1.0, (1.0 + total - u) / c), 1.0)
     for _ in range(MEAN_FIELD_SWEEPS):
         u = np.minimum(1.0, demand * f)

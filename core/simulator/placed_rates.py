@@ -18,6 +18,8 @@ import numpy as np
 from core.simulator.rates import StreamTable, UnitRates
 
 # (stream, source executors lo..hi, multiplier, local-or-shuffle, target weights, entries lo..hi)
+_sum = np.add.reduce  # ndarray.sum without its Python wrapper: the same pairwise sum
+
 InStream = tuple[int, int, int, float, bool, np.ndarray, int, int]
 
 
@@ -85,10 +87,10 @@ def placed_unit_rates(plan: RatePlan, worker_of: np.ndarray, workers: int) -> Un
                 wu = worker_of[u_lo:u_hi]
                 kept = np.where(count[wu] > 0, out, 0.0)
                 mass = np.bincount(wu, weights=kept, minlength=workers)
-                local_total[k] = kept.sum()
+                local_total[k] = _sum(kept)
                 out = out - kept
                 lam_d += mass[wd] / count_d
-            total = out.sum()
+            total = _sum(out)
             lam_d += total * weights
             src_out[s_lo:s_hi] = out
             out_total[k] = total
