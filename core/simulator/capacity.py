@@ -3,9 +3,11 @@
 An :class:`Evaluator` is built once per (scenario, parallelism); it takes
 placements as integer arrays (the global slot index of every executor, see
 :meth:`Evaluator.encode`) and returns an :class:`Analysis` (everything) or a
-:class:`Score` (what a search compares). All rates are linear in the offered
-rate R, so one pass per placement computes loads per unit of R, and the
-bounds follow:
+:class:`Score` (what a search compares; :meth:`Evaluator.score_many` scores
+a batch, :mod:`core.simulator.batch`); the result types are in
+:mod:`core.simulator.results`. All rates are linear in the offered rate R,
+so one pass per placement computes loads per unit of R, and the bounds
+follow:
 
 1. an executor is one thread: its CPU demand <= 1 core;
 2. a node: its executors' demand + fixed overheads <= its cores;
