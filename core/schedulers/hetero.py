@@ -105,7 +105,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -131,6 +131,7 @@ MAX_INSTANCES = MAX_EXECUTORS  # the scenario format's limit on executors
 # (``while divInstance != 200`` in SecondAssign, Scheduling-Simulator [2]).
 DEFAULT_MAX_BATCH = 199
 HOTTEST_RULES = ("load-ratio", "first-machine")
+BATCH_CHUNK = 8  # batch sizes checked in the first numpy pass (then 16, 32, ...)
 
 
 def _hottest_first_machine(state: State, rate: float, over: np.ndarray) -> tuple[int, int]:
@@ -152,38 +153,44 @@ def _hottest_load_ratio(
     ``NewInstanceFromTask``; with none, the paper's rule decides.
     """
     m = state.m
-    cols = np.flatnonzero(over)
-    hosts = stable.hosts[:, cols]
-    if not hosts.any():
+    avail, hosted, costly = stable.available(m)
+    candidate = hosted & over[:, None]
+    if not candidate.any():
         return _hottest_first_machine(state, rate, over)
-    a = m.a[:, cols]
     ir_new = rate * m.visit / np.maximum(state.x, 1)
-    ir_old = stable.rate * m.visit / np.maximum(stable.x, 1)
-    spare = np.maximum(CAPACITY_PCT - stable.load[cols], 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        avail = ir_old[:, None] + spare[None, :] / (np.maximum(hosts, 1) * a)
-        avail = np.minimum(avail, (m.cap[cols][None, :] - m.met[:, cols]) / a)
-        ratio = np.where(a > 0, ir_new[:, None] / avail, 0.0)
-    ratio = np.where(hosts > 0, np.nan_to_num(ratio, nan=np.inf), -np.inf)
-    k = int(np.argmax(ratio.T))  # machines in order, then components in topological order
-    j, c = divmod(k, ratio.shape[0])
-    return c, int(cols[j])
+        ratio = np.where(candidate, np.where(costly, ir_new[None, :] / avail, 0.0), -np.inf)
+    # ranked as after np.nan_to_num(ratio, nan=inf) (NaN first, then +inf, then the
+    # largest finite), which argmax does already: it returns the first NaN, else the
+    # first maximum; machines in order, then components in topological order
+    k = int(np.argmax(ratio))
+    if ratio.flat[k] == -np.inf:  # every candidate is -inf (the authors' -largest float)
+        k = int(np.argmax(candidate))
+    j, c = divmod(k, ratio.shape[1])
+    return c, j
 
 
-def _batches_that_fit(state: State, c: int, rate: float, first: int, last: int) -> np.ndarray:
-    """Batch sizes k in first..last for which k new instances of c all find room.
+def _batches_that_fit(state: State, c: int, rate: float, first: int, last: int) -> Iterator[int]:
+    """Batch sizes k in first..last, in order, for which k new instances of c all find room.
 
     With k more instances every instance of c gets ``R v_c / (x + k)``: the
     machines hosting c lose part of their load, and a new instance needs the
     same TCU ``t_j`` each time it lands on machine j, so greedy placement
     succeeds exactly when ``sum_j floor(room_j / t_j) >= k`` (t_j within the
-    per-task cap). All k at once, one numpy pass; the caller then places them.
+    per-task cap). Checked a chunk of sizes at a time in one numpy pass, the
+    chunks doubling: the caller places the first that fits and stops asking.
     """
-    m = state.m
     last = min(last, MAX_INSTANCES - len(state.instances))
-    ks = np.arange(first, last + 1)
-    if ks.size == 0:
-        return ks
+    lo, size = first, BATCH_CHUNK
+    while lo <= last:
+        hi = min(last, lo + size - 1)
+        yield from _fitting(state, c, rate, np.arange(lo, hi + 1)).tolist()
+        lo, size = hi + 1, 2 * size
+
+
+def _fitting(state: State, c: int, rate: float, ks: np.ndarray) -> np.ndarray:
+    """The batch sizes of ``ks`` for which that many new instances of c all find room."""
+    m = state.m
     x = state.x[c]
     new_x = x + ks
     relief = (1.0 / x if x else 0.0) - 1.0 / new_x  # share each hosted instance gives up
@@ -248,8 +255,8 @@ def _maximize(state: State, r0: float, rule: str, max_batch: int) -> tuple[float
         added = _add(state, c, batch, rate, why)  # the current batch size usually fits
         if not added:
             for k in _batches_that_fit(state, c, rate, batch + 1, max_batch):
-                if _add(state, c, int(k), rate, why):
-                    batch, added = int(k), True
+                if _add(state, c, k, rate, why):
+                    batch, added = k, True
                     break
         if added:
             continue

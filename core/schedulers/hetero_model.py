@@ -78,6 +78,29 @@ class Snapshot:
     hosts: np.ndarray
     x: np.ndarray
     load: np.ndarray
+    _available: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def available(self, m: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """IR_available per (machine, component), where this state hosts it, where e > 0.
+
+        IR_available is the input per instance at which this state's instances
+        of c on machine j would fill j's spare capacity, capped where one
+        instance fills its per-task share (``m.cap``). All three are M x C
+        (machines first: the order hottest-task ties are broken in), computed
+        once per stable state: the MaximizeThroughput loop asks at every step.
+        """
+        if self._available is None:
+            ir = self.rate * m.visit / np.maximum(self.x, 1)
+            spare = np.maximum(CAPACITY_PCT - self.load, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                avail = ir[:, None] + spare[None, :] / (np.maximum(self.hosts, 1) * m.a)
+                avail = np.minimum(avail, (m.cap[None, :] - m.met) / m.a)
+            self._available = (
+                np.ascontiguousarray(avail.T),
+                np.ascontiguousarray(self.hosts.T > 0),
+                np.ascontiguousarray(m.a.T > 0),
+            )
+        return self._available
 
 
 class State:
@@ -97,10 +120,9 @@ class State:
         """Back to the first n instances (the last stable state), rebuilt in one go."""
         del self.instances[n:]
         a, met, visit = self.m.a, self.m.met, self.m.visit
-        self.hosts = np.zeros(a.shape, dtype=int)
-        if self.instances:
-            cs, js = np.array([(c, j) for c, j, _ in self.instances]).T
-            np.add.at(self.hosts, (cs, js), 1)
+        n_c, n_m = a.shape
+        flat = np.fromiter((c * n_m + j for c, j, _ in self.instances), int, len(self.instances))
+        self.hosts = np.bincount(flat, minlength=n_c * n_m).reshape(n_c, n_m)
         self.x = self.hosts.sum(axis=1)
         share = np.divide(visit, self.x, out=np.zeros_like(visit), where=self.x > 0)
         self.per_rate = (self.hosts * a * share[:, None]).sum(axis=0)

@@ -49,6 +49,8 @@ EXCLUDED = ("optimal", "slotscope")  # not starting points: too slow, or ourselv
 # search gets at most this many executor-evaluations (and at least 50 moves):
 # thousands of evaluations on WordCount, dozens on 10,000 executors.
 SEARCH_WORK = 400_000
+BATCH_EXECUTORS = 100  # above this one evaluation is data-bound: batching gains nothing
+FIRST_BATCH = 16  # candidates scored together first (then 32, 64, ...)
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 
 
@@ -115,14 +117,33 @@ class _Search:
         self.moves: list[str] = []
         self.moved: dict[str, int] = {}
 
-    def _try(self, candidate: np.ndarray) -> bool:
+    def _accept(self, candidate: np.ndarray, score) -> bool:
+        """Count one evaluation; take ``candidate`` if its score is better."""
         self.evaluations += 1
-        score = self.ev.score(candidate)
         if self.key(score) < self.key(self.score):
             self.last = (self.score, score)
             self.slots, self.score = candidate, score
             return True
         return False
+
+    def _scores(self, candidates: list[np.ndarray]):
+        """Their scores in order, computed as the caller reads them.
+
+        On small topologies in batches of ``FIRST_BATCH``, doubling
+        (:meth:`Evaluator.score_many`, bit-identical to one ``score`` each);
+        the caller usually stops at the first improvement.
+        """
+        if len(self.ev.executors) > BATCH_EXECUTORS:
+            yield from (self.ev.score(c) for c in candidates)
+            return
+        lo, size = 0, FIRST_BATCH
+        while lo < len(candidates):
+            yield from self.ev.score_many(np.array(candidates[lo : lo + size]))
+            lo, size = lo + size, 2 * size
+
+    def _left(self) -> int:
+        """Candidates that may be evaluated before the budget check stops the search."""
+        return max(1, self.budget - self.evaluations)
 
     def _targets(self, current: int) -> list[int]:
         nodes = self.ev.nodes
@@ -149,11 +170,15 @@ class _Search:
         while improved and self.evaluations < self.budget:
             improved = False
             for i in order:
-                for g in self._targets(int(self.slots[i])):
+                src = int(self.slots[i])
+                targets = self._targets(src)[: self._left()]
+                cands = []
+                for g in targets:
                     cand = self.slots.copy()
-                    src = int(cand[i])
                     cand[i] = g
-                    if self._try(cand):
+                    cands.append(cand)
+                for g, cand, score in zip(targets, cands, self._scores(cands), strict=True):
+                    if self._accept(cand, score):
                         self._record(
                             f"move {names[i]} {self._label(src)} -> {self._label(g)}", [names[i]]
                         )
@@ -162,16 +187,36 @@ class _Search:
                     if self.evaluations >= self.budget:
                         return
             for a in order:
-                for b in order:
-                    if b <= a or comp[a] == comp[b] or self.slots[a] == self.slots[b]:
-                        continue
-                    cand = self.slots.copy()
-                    cand[a], cand[b] = cand[b], cand[a]
-                    if self._try(cand):
-                        self._record(f"swap {names[a]} <-> {names[b]}", [names[a], names[b]])
-                        improved = True
-                    if self.evaluations >= self.budget:
-                        return
+                start = 0
+                while start < len(order):
+                    # the swaps of a with every later b, under the current placement
+                    picks = [
+                        j
+                        for j in range(start, len(order))
+                        if order[j] > a
+                        and comp[a] != comp[order[j]]
+                        and self.slots[a] != self.slots[order[j]]
+                    ][: self._left()]
+                    if not picks:
+                        break
+                    cands = []
+                    for j in picks:
+                        cand = self.slots.copy()
+                        b = order[j]
+                        cand[a], cand[b] = cand[b], cand[a]
+                        cands.append(cand)
+                    start = picks[-1] + 1
+                    for j, cand, score in zip(picks, cands, self._scores(cands), strict=True):
+                        b = order[j]
+                        if self._accept(cand, score):
+                            self._record(f"swap {names[a]} <-> {names[b]}", [names[a], names[b]])
+                            improved = True
+                            start = j + 1  # the placement changed: the rest again from here
+                            if self.evaluations >= self.budget:
+                                return
+                            break
+                        if self.evaluations >= self.budget:
+                            return
 
     def _record(self, what: str, executors: list[str]) -> None:
         before, after = self.last

@@ -39,8 +39,8 @@ from core.schedulers.base import Schedule
 from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES
 from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
 from core.simulator.errors import SimulationError
+from core.simulator.flows import heaviest_flows
 from core.simulator.plan import trace_plan
-from core.simulator.rates import executor_flows
 from core.simulator.trace import TraceResult, run_trace
 from core.simulator.window import little_latency_ms
 
@@ -253,7 +253,7 @@ def observe(scenario: Scenario, schedule: Schedule, rate: float | None = None) -
     observations of its own.
     """
     ev, slots, an = _prepare(scenario, schedule, rate)
-    flows = executor_flows(ev.table, slots, an.effective_rate, limit=MAX_OBSERVED_FLOWS)
+    flows = heaviest_flows(ev.table, slots, an.effective_rate, MAX_OBSERVED_FLOWS)
     ghz = ev.nodes.ghz[ev.nodes.slot_node[slots]]
     return Observations(
         traffic=[ExecutorFlow(**{"from": u, "to": v, "rate": r}) for u, v, r in flows],

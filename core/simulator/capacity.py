@@ -3,9 +3,11 @@
 An :class:`Evaluator` is built once per (scenario, parallelism); it takes
 placements as integer arrays (the global slot index of every executor, see
 :meth:`Evaluator.encode`) and returns an :class:`Analysis` (everything) or a
-:class:`Score` (what a search compares). All rates are linear in the offered
-rate R, so one pass per placement computes loads per unit of R, and the
-bounds follow:
+:class:`Score` (what a search compares; :meth:`Evaluator.score_many` scores
+a batch, :mod:`core.simulator.batch`); the result types are in
+:mod:`core.simulator.results`. All rates are linear in the offered rate R,
+so one pass per placement computes loads per unit of R, and the bounds
+follow:
 
 1. an executor is one thread: its CPU demand <= 1 core;
 2. a node: its executors' demand + fixed overheads <= its cores;
@@ -34,12 +36,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from core.model import Scenario
+from core.simulator.batch import score_many
 from core.simulator.contention import contention_factors, mean_field_factors
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -53,72 +54,13 @@ from core.simulator.costs import (
     service_matrix,
 )
 from core.simulator.errors import SimulationError
-from core.simulator.rates import UnitRates, stream_table, unit_rates, visit_ratios
+from core.simulator.placed_rates import placed_unit_rates, rate_plan
+from core.simulator.rates import stream_table, unit_rates, visit_ratios
+from core.simulator.results import Analysis, Loads, Score
 from core.topology import build_graph
 
 RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
 CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """The analytic steady state of one placement at one offered rate.
-
-    Rates in tuples/s, bytes in B/s, CPU utilisation 0..1 of the node's
-    cores, memory in MB, latency in ms. Everything is at ``effective_rate``.
-    """
-
-    rate: float
-    effective_rate: float
-    max_rate: float
-    saturated: bool
-    bottleneck: str
-    throughput: float
-    sink_throughput: float
-    latency_estimate_ms: float
-    cpu_util: Mapping[str, float]
-    memory_mb: Mapping[str, float]
-    traffic: Mapping[str, float]
-    traffic_bytes: Mapping[str, float]
-    nodes_used: int
-    slots_used: int
-    executor_rate: Mapping[str, float]
-    executor_cpu: Mapping[str, float]
-    warnings: tuple[str, ...] = ()
-
-
-class Score(NamedTuple):
-    """What a placement search compares (see :meth:`Evaluator.score`)."""
-
-    throughput: float
-    max_rate: float
-    latency_estimate_ms: float
-    nodes_used: int
-
-
-@dataclass(frozen=True, eq=False)
-class Loads:
-    """Loads of one placement per unit of offered rate (see :meth:`Evaluator.loads`).
-
-    Multiply by a rate R in tuples/s to get cores, tuples/s or NIC
-    utilisation at R; ``max_rate`` and ``bottleneck`` are R* and its name.
-    """
-
-    slot_of: np.ndarray
-    node_of: np.ndarray
-    rates: UnitRates
-    service: np.ndarray  # (E,) mean compute time per tuple on its node, s
-    serdes: np.ndarray  # (E,) mean (de)serialisation time per tuple processed, s
-    cpu: np.ndarray  # (E,) cores per unit R
-    node_cpu: np.ndarray  # (N,) cores per unit R
-    fixed: np.ndarray  # (N,) cores, rate-independent
-    nic: np.ndarray  # (N,) utilisation of the NIC per unit R (max of in and out)
-    same_worker: np.ndarray  # (S,) tuples per unit R
-    same_node: np.ndarray  # (S,)
-    total: np.ndarray  # (S,)
-    wire: np.ndarray  # (S,) summed wire seconds x tuples per unit R
-    max_rate: float
-    bottleneck: str
 
 
 class Evaluator:
@@ -171,6 +113,7 @@ class Evaluator:
         self.executors = t.executors
         self.service_s, fixed = service_matrix(self.graph, scenario, costs)
         self._fixed = fixed if fixed.any() else None
+        self._free_cores = np.maximum(nodes.cores - np.zeros(len(nodes.ids)), CORE_FLOOR)
         self.visits = visit_ratios(self.graph)
         self._visit_total = sum(self.visits.values())
         visit = np.array([self.visits[c] for c in self.graph.order])
@@ -191,7 +134,12 @@ class Evaluator:
         self._count_bytes = np.stack([np.ones(n_s), t.tuple_bytes], axis=1)  # tuples, bytes
         self._static = None if t.has_local else unit_rates(t)
         if self._static is not None:  # per-entry stream totals, fixed when no rate moves
-            self._totals = self._static.weight_total[t.src_sid], self._static.out_total[t.tgt_sid]
+            r = self._static
+            self._totals = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+            self._total = r.out_total * r.weight_total + r.local_total
+        else:  # local-or-shuffle: rates per placement, the weights' totals still fixed
+            self._plan = rate_plan(t)
+            self._w_tot = self._plan.weight_total[t.src_sid]
         self._mem = np.array(
             [self.graph.components[self.graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
         )
@@ -235,7 +183,11 @@ class Evaluator:
         n_s, n_g, n_n = self._dims
         slot_of = np.asarray(slots, dtype=np.int64)
         node_of = nodes.slot_node[slot_of]
-        r = self._static if self._static is not None else unit_rates(t, slot_of)
+        r = (
+            self._static
+            if self._static is not None
+            else placed_unit_rates(self._plan, slot_of, n_g)
+        )
         ks, kt = self._src_g + slot_of[t.src_ex], self._tgt_g + slot_of[t.tgt_ex]
         nsrc, ntgt = node_of[t.src_ex], node_of[t.tgt_ex]
         ns, nt = self._src_n + nsrc, self._tgt_n + ntgt
@@ -245,11 +197,12 @@ class Evaluator:
         w_n = np.bincount(nt, t.tgt_w, n_s * n_n)
         same_worker = (out_g * w_g).reshape(n_s, n_g).sum(1) + r.local_total
         same_node = (out_n * w_n).reshape(n_s, n_n).sum(1) + r.local_total
-        total = r.out_total * r.weight_total + r.local_total
         if self._static is not None:
             w_tot, o_tot = self._totals
+            total = self._total
         else:
-            w_tot, o_tot = r.weight_total[t.src_sid], r.out_total[t.tgt_sid]
+            w_tot, o_tot = self._w_tot, r.out_total[t.tgt_sid]
+            total = r.out_total * r.weight_total + r.local_total
         ser = r.src_out * (w_tot - w_g[ks]) * self._ser_i
         deser = t.tgt_w * (o_tot - out_g[kt]) * self._deser_j
         send_n = r.src_out * (w_tot - w_n[ns])
@@ -299,14 +252,17 @@ class Evaluator:
                 node_load = np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
         e, n, m = int(cpu.argmax()), int(node_load.argmax()), int(nic.argmax())
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
-        candidates = [
-            (float(cpu[e]), f"executor {self.executors[e]} thread"),
-            (float(node_load[n]), f"node {self.nodes.ids[n]} CPU"),
-            (float(nic[m]), f"node {self.nodes.ids[m]} NIC"),
-        ]
-        load, name = max(candidates, key=lambda c: c[0])
+        load, which = float(cpu[e]), 0
+        if float(node_load[n]) > load:
+            load, which = float(node_load[n]), 1
+        if float(nic[m]) > load:
+            load, which = float(nic[m]), 2
         if load <= 0:
             return math.inf, "none"
+        if which == 0:
+            name = f"executor {self.executors[e]} thread"
+        else:
+            name = f"node {self.nodes.ids[n if which == 1 else m]} {('CPU', 'NIC')[which - 1]}"
         return (0.0 if math.isinf(load) else 1.0 / load), name
 
     def node_utilisation(self, loads: Loads, rate: float) -> np.ndarray:
@@ -323,7 +279,10 @@ class Evaluator:
         (:func:`core.simulator.contention.mean_field_factors`), exact on one
         core, ~40x faster; what :meth:`score` uses.
         """
-        cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)
+        if self._fixed is None:  # no fixed overheads: the same every time
+            cores = self._free_cores
+        else:
+            cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)
         factors = contention_factors if exact else mean_field_factors
         return factors(rate * loads.cpu, loads.node_of, cores)
 
@@ -397,6 +356,10 @@ class Evaluator:
             latency_estimate_ms=self.latency_estimate_ms(loads, r_eff, exact=False),
             nodes_used=int(np.count_nonzero(np.bincount(loads.node_of, None, self._dims[2]))),
         )
+
+    def score_many(self, slots: np.ndarray, rate: float | None = None) -> list[Score]:
+        """:meth:`score` of every row of ``slots`` (B x E), in one numpy pass, bit-identical."""
+        return score_many(self, slots, rate)
 
     def evaluate(self, slots: np.ndarray, rate: float | None = None) -> Analysis:
         """The full :class:`Analysis` of one placement at offered rate ``rate``."""

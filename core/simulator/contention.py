@@ -129,9 +129,10 @@ def mean_field_factors(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarra
     c = cores[node_of]
     # start from the closed form where every executor is stretched and none capped:
     # u_e = a_e (1 + T) / (c + a_e), T = S / (1 - S), S = sum a / (c + a)
-    s = np.bincount(node_of, demand / (c + demand), n_n)
+    c_a = c + demand
+    s = np.bincount(node_of, demand / c_a, n_n)
     total = np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), count)[node_of]
-    u = np.minimum(1.0, demand * (1.0 + total) / (c + demand))
+    u = np.minimum(1.0, demand * (1.0 + total) / c_a)
     f = np.where(crowded[node_of], np.maximum(1.0, (1.0 + total - u) / c), 1.0)
     for _ in range(MEAN_FIELD_SWEEPS):
         u = np.minimum(1.0, demand * f)
@@ -174,23 +175,27 @@ def _leave_one_out(u: np.ndarray) -> np.ndarray:
     (each direction is stable there).
     """
     k_nodes, width = u.shape
+    q = 1.0 - u
     pmf = np.zeros((k_nodes, width + 1))
     pmf[:, 0] = 1.0
     for j in range(width):
-        uj = u[:, j : j + 1]
-        pmf[:, 1:] = pmf[:, 1:] * (1.0 - uj) + pmf[:, :-1] * uj
-        pmf[:, 0] *= 1.0 - uj[:, 0]
+        uj, qj = u[:, j : j + 1], q[:, j : j + 1]
+        pmf[:, 1:] = pmf[:, 1:] * qj + pmf[:, :-1] * uj
+        pmf[:, 0] *= qj[:, 0]
     p = pmf[:, None, :]  # (K, 1, width + 1)
-    out = np.zeros((k_nodes, width, width))
     lo = u <= 0.5
-    q = 1.0 - u
+    any_lo = bool(lo.any())
+    all_lo = any_lo and bool(lo.all())
+    out = np.zeros((k_nodes, width, width))
     # forwards: Q(k) = (P(k) - u Q(k-1)) / (1 - u)
-    inv_q = np.where(lo, 1.0 / np.where(lo, q, 1.0), 0.0)
-    prev = np.zeros_like(u)
-    fwd = np.zeros_like(out)
-    for k in range(width):
-        prev = (p[:, :, k] - u * prev) * inv_q
-        fwd[:, :, k] = prev
+    if any_lo:
+        inv_q = np.where(lo, 1.0 / np.where(lo, q, 1.0), 0.0)
+        prev = np.zeros_like(u)
+        for k in range(width):
+            prev = (p[:, :, k] - u * prev) * inv_q
+            out[:, :, k] = prev
+        if all_lo:  # the usual case: every executor busy at most half the time
+            return np.clip(out, 0.0, 1.0)
     # backwards: Q(k-1) = (P(k) - (1 - u) Q(k)) / u
     inv_u = np.where(~lo, 1.0 / np.where(lo, 1.0, u), 0.0)
     nxt = np.zeros_like(u)
@@ -198,5 +203,4 @@ def _leave_one_out(u: np.ndarray) -> np.ndarray:
     for k in range(width, 0, -1):
         nxt = (p[:, :, k] - q * nxt) * inv_u
         bwd[:, :, k - 1] = nxt
-    out = np.where(lo[:, :, None], fwd, bwd)
-    return np.clip(out, 0.0, 1.0)
+    return np.clip(np.where(lo[:, :, None], out, bwd) if any_lo else bwd, 0.0, 1.0)

@@ -83,3 +83,20 @@ def test_keeps_the_users_parallelism_unless_asked():
     starts = [d for d in chosen.decisions if d.startswith("candidate hetero")]
     assert len(starts) == 1
     assert not any(d.startswith("candidate hetero") for d in kept.decisions)
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [("wordcount", {}), ("top-storm-wordcount-s3-w4", {}), ("lf-diamond", {"budget": 57})],
+)
+def test_batched_search_takes_the_same_steps_as_one_score_at_a_time(name, params, monkeypatch):
+    from core.schedulers import slotscope
+
+    sc = preset(name)
+    batched = run_scheduler(sc, "slotscope", params)
+    monkeypatch.setattr(slotscope, "BATCH_EXECUTORS", 0)  # every candidate scored alone
+    single = run_scheduler(sc, "slotscope", params)
+    assert batched.details["steps"] > 0
+    assert batched.details == single.details
+    assert batched.decisions == single.decisions
+    assert batched.placement() == single.placement()

@@ -1,0 +1,97 @@
+"""Per-unit rates of one placement, fast: the loop of :func:`rates.unit_rates` unrolled once.
+
+A search scores thousands of placements of one topology; with a
+local-or-shuffle stream every placement has its own rates
+(:func:`core.simulator.rates.unit_rates`). A :class:`RatePlan` does that
+function's per-topology work once (slices, multipliers, weights as plain
+Python values) and :func:`placed_unit_rates` then runs only the arithmetic,
+in the same order, so its results are bit-for-bit those of ``unit_rates``
+(``tests/simulator/test_placed_rates.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.simulator.rates import StreamTable, UnitRates
+
+# (stream, source executors lo..hi, multiplier, local-or-shuffle, target weights, entries lo..hi)
+_sum = np.add.reduce  # ndarray.sum without its Python wrapper: the same pairwise sum
+
+InStream = tuple[int, int, int, float, bool, np.ndarray, int, int]
+
+
+@dataclass(frozen=True, eq=False)
+class RatePlan:
+    """A stream table's rate recurrence as plain values, component by component."""
+
+    spout_share: np.ndarray  # (E,)
+    steps: tuple[tuple[int, int, tuple[InStream, ...]], ...]  # executors lo..hi, in-streams
+    n_entries: int
+    n_streams: int
+    weight_total: np.ndarray  # (S,)
+
+
+def rate_plan(table: StreamTable) -> RatePlan:
+    """The placement-independent part of :func:`rates.unit_rates` for ``table``."""
+    start = table.comp_start.tolist()
+    src_start = table.src_start.tolist()
+    steps = []
+    for d in range(len(start) - 1):
+        ins = []
+        for k in table.in_streams[d]:
+            u = int(table.src_comp[k])
+            ins.append(
+                (
+                    k,
+                    start[u],
+                    start[u + 1],
+                    table.multiplier[k],
+                    bool(table.local[k]),
+                    table.weights[k],
+                    src_start[k],
+                    src_start[k + 1],
+                )
+            )
+        steps.append((start[d], start[d + 1], tuple(ins)))
+    return RatePlan(
+        spout_share=table.spout_share,
+        steps=tuple(steps),
+        n_entries=len(table.src_ex),
+        n_streams=len(table.streams),
+        weight_total=np.array([w.sum() for w in table.weights]),
+    )
+
+
+def placed_unit_rates(plan: RatePlan, worker_of: np.ndarray, workers: int) -> UnitRates:
+    """:func:`rates.unit_rates` of ``plan``'s table with executors in ``worker_of``.
+
+    ``workers`` is above every label in ``worker_of`` (e.g. the cluster's slots).
+    """
+    lam = plan.spout_share.copy()
+    src_out = np.zeros(plan.n_entries)
+    out_total = np.zeros(plan.n_streams)
+    local_total = np.zeros(plan.n_streams)
+    for d_lo, d_hi, ins in plan.steps:
+        lam_d = lam[d_lo:d_hi]
+        wd = None
+        for k, u_lo, u_hi, mult, local, weights, s_lo, s_hi in ins:
+            out = lam[u_lo:u_hi] * mult
+            if local:
+                if wd is None:
+                    wd = worker_of[d_lo:d_hi]
+                    count = np.bincount(wd, minlength=workers)
+                    count_d = count[wd]
+                wu = worker_of[u_lo:u_hi]
+                kept = np.where(count[wu] > 0, out, 0.0)
+                mass = np.bincount(wu, weights=kept, minlength=workers)
+                local_total[k] = _sum(kept)
+                out = out - kept
+                lam_d += mass[wd] / count_d
+            total = _sum(out)
+            lam_d += total * weights
+            src_out[s_lo:s_hi] = out
+            out_total[k] = total
+    return UnitRates(lam, src_out, out_total, plan.weight_total, local_total)
