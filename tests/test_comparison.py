@@ -9,10 +9,9 @@ from core.comparison import (
     flatten_result,
     run_task,
     scheduler_list,
-    with_observations,
 )
 from core.presets import preset
-from core.schedulers import SchedulerError, run_scheduler
+from core.schedulers import SCHEDULERS, SchedulerError, feed, run_scheduler
 from core.simulator import observe, simulate
 
 
@@ -109,7 +108,7 @@ def test_aniello_online_is_fed_from_aniello_offlines_placement():
     # executors offline put there (no phantom background), and "traffic before" is the
     # observed traffic between offline's nodes.
     sc, rate = preset("wordcount"), 15_000.0
-    fed = with_observations(sc, rate)
+    fed = feed(sc, SCHEDULERS["aniello-online"], rate)
     offline = run_scheduler(sc, "aniello-offline")
     assert fed.observations == observe(sc, offline, rate)
     for node, (util_hz, ran_hz) in _per_node_observed_load(fed, offline.placement()).items():
