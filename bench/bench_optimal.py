@@ -15,10 +15,9 @@ import math
 import os
 import time
 
-from core.comparison import NEEDS_OBSERVATIONS, with_observations
 from core.model import validate_scenario
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, get_scheduler, resolve_params, run_scheduler
+from core.schedulers import SCHEDULERS, feed, get_scheduler, resolve_params, run_scheduler
 from core.schedulers.optimal import search, sweep
 from core.simulator.capacity import Evaluator
 
@@ -64,7 +63,7 @@ def _gaps(sc, optimum: float) -> dict[str, str]:
     for sid in SCHEDULERS:
         if sid in SKIP_SCHEDULERS:
             continue
-        scenario = with_observations(sc, sc.workload.rate) if sid in NEEDS_OBSERVATIONS else sc
+        scenario = feed(sc, SCHEDULERS[sid], sc.workload.rate)
         result = run_scheduler(scenario, sid)
         if not result.ok:
             out[sid] = "fail"

@@ -6,10 +6,11 @@ local[2] over local[1] >= 1.6.
 
 from __future__ import annotations
 
+import functools
 import time
 
 from core import spark
-from core.comparison import scheduler_list
+from core.comparison import compare, scheduler_list
 from core.presets import preset
 
 RATES = [2_000.0, 4_000.0, 6_000.0, 8_000.0, 10_000.0, 12_000.0, 14_000.0, 16_000.0]
@@ -22,10 +23,15 @@ def timed(master: str) -> float:
     scenario = preset(PRESET)
     schedulers = [(s, {}) for s in scheduler_list(["all"])]
     spark.get_session(master)
-    spark.run_comparison(scenario, schedulers[:1], rates=RATES[:2], tuples=2_000)  # warm up
+    compare(scenario, schedulers[:1], rates=RATES[:2], tuples=2_000, mapper=spark.map_tasks)
     start = time.perf_counter()
-    doc = spark.run_comparison(
-        scenario, schedulers, rates=RATES, replicas=REPLICAS, tuples=TUPLES, master=master
+    doc = compare(
+        scenario,
+        schedulers,
+        rates=RATES,
+        replicas=REPLICAS,
+        tuples=TUPLES,
+        mapper=functools.partial(spark.map_tasks, master=master),
     )
     seconds = time.perf_counter() - start
     print(f"{master}: {doc['engine']['tasks']} tasks in {seconds:.1f} s")

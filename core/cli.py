@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import importlib
 import io
 import json
@@ -16,8 +17,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from core.model import Scenario, ScenarioError, load_scenario, scenario_schema
+from core import spark
+from core.comparison import compare, explain_failure, flatten_result, results_table, scheduler_list
+from core.importers import import_sources
+from core.model import Scenario, ScenarioError, scenario_schema
+from core.placement import SchedulerError
+from core.presets import PRESETS, load_scenario, preset_json
 from core.report import schedule_document, schedule_table
+from core.reproduce import reproduce, select, summary, table
+from core.schedulers import SCHEDULERS, run_scheduler
 from core.settings import (
     DEFAULT_TUPLES,
     MASTER,
@@ -29,6 +37,7 @@ from core.settings import (
     Settings,
     SettingsError,
 )
+from core.spark import JobCancelled, SparkUnavailable
 
 EXIT_BAD_INPUT = 2
 
@@ -61,8 +70,6 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
-    from core.presets import PRESETS
-
     rows = [{"name": name, "description": desc} for name, (desc, _) in PRESETS.items()]
     if args.json:
         _print_json(rows)
@@ -74,15 +81,11 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 
 def cmd_preset(args: argparse.Namespace) -> int:
-    from core.presets import preset_json
-
     _print_json(preset_json(args.name))
     return 0
 
 
 def cmd_schedulers(args: argparse.Namespace) -> int:
-    from core.schedulers import SCHEDULERS
-
     rows = [
         {
             "id": spec.id,
@@ -118,8 +121,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
-    from core.schedulers import run_scheduler
-
     scenario = load_scenario(args.scenario)
     schedule = run_scheduler(scenario, args.scheduler, _parse_params(args.param))
     doc = schedule_document(scenario, schedule)
@@ -140,24 +141,19 @@ def _progress_bar(done: int, total: int) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from core.comparison import results_table, scheduler_list
-
     scenario: Scenario = load_scenario(args.scenario)
     schedulers = scheduler_list(args.scheduler or ["all"])
     settings = simulation_settings(args, scenario.workload.rate)
-
-    from core import spark
-
     progress = _progress_bar if sys.stderr.isatty() and not args.json else None
-    doc = spark.run_comparison(
+    doc = compare(
         scenario,
         [(s, {}) for s in schedulers],
         rates=settings.rates,
         replicas=settings.replicas,
         tuples=settings.tuples,
         seed=settings.seed,
-        master=settings.master,
-        progress=progress,
+        mapper=functools.partial(spark.map_tasks, master=settings.master, progress=progress),
+        engine=spark.engine_info(settings.master),
     )
     if args.json:
         _print_json(doc)
@@ -201,8 +197,6 @@ def simulation_settings(args: argparse.Namespace, default_rate: float) -> Settin
 
 
 def write_csv(results: list[dict[str, Any]], path: str) -> None:
-    from core.comparison import flatten_result
-
     rows = [flatten_result(r) for r in results]
     buf = io.StringIO()
     fields = list(rows[0]) if rows else []
@@ -219,8 +213,6 @@ def write_csv(results: list[dict[str, Any]], path: str) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from core.reproduce import reproduce, select, summary, table
-
     try:
         select(args.paper)  # an unknown paper is bad input, before any work
     except ValueError as err:
@@ -234,8 +226,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.importers import import_sources
-
     imported = import_sources(args.source, timeout_s=args.timeout)
     text = json.dumps(imported.document(), indent=2) + "\n"
     for warning in imported.warnings:
@@ -341,9 +331,6 @@ def _bad_input(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from core.schedulers import SchedulerError
-    from core.spark import JobCancelled, SparkUnavailable
-
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
@@ -356,8 +343,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _bad_input("interrupted")
     except Exception as err:  # the one place that turns any failure into one line
-        from core.comparison import explain_failure
-
         return _bad_input(explain_failure(err))
 
 

@@ -3,34 +3,31 @@
 Everything a Spark task runs lives here, as plain Python the tests and the
 dashboard call directly: :func:`comparison_tasks` lists the tasks,
 :func:`run_task` runs one (scheduler, then simulation) and returns one result
-row of the ``simulate --json`` contract. ``core.spark`` only ships these.
+row of the ``simulate --json`` contract. :func:`compare` is the whole
+pipeline (tasks, run, sort, gaps) over a task mapper: the built-in ``map`` in
+process, or ``core.spark.map_tasks``, which only ships the tasks and brings
+back the rows; this module never imports Spark.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from core.model import Scenario, parse_scenario, with_changes
+from core.model import Scenario, parse_scenario
+from core.placement import SchedulerError
+from core.schedulers import SCHEDULERS, feed, get_scheduler, run_spec
 from core.settings import SettingsError  # noqa: F401  (its home is core.settings; old imports)
+from core.simulator import simulate
 
-if TYPE_CHECKING:  # a run-time import would close the circle through core.schedulers
-    from core.schedulers import Schedule
-
-# Fed, when the scenario has none, with observations of the placement each assumes is
-# running: aniello-online reschedules what aniello-offline deployed (its cold start), so
-# "traffic before/after" and "node relieved" compare like with like. TOSS is not fed: its
-# node workload is other topologies' load (0 here) unless the scenario gives background load.
-RUNNING_PLACEMENT = {"aniello-online": "aniello-offline"}
-NEEDS_OBSERVATIONS = tuple(RUNNING_PLACEMENT)
+Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 
 
 def scheduler_list(requested: Sequence[str]) -> list[str]:
     """Expand ``all`` and check every id against the registry, keeping order."""
-    from core.schedulers import SCHEDULERS, get_scheduler
-
     out: list[str] = []
     for sid in requested:
         ids = list(SCHEDULERS) if sid == "all" else [sid]
@@ -80,40 +77,17 @@ def _scenario(text: str) -> Scenario:
     return parse_scenario(text)
 
 
-def with_observations(
-    scenario: Scenario,
-    rate: float,
-    running: str = RUNNING_PLACEMENT["aniello-online"],
-    current: Schedule | None = None,
-) -> Scenario:
-    """The scenario with runtime observations from simulating ``running``'s placement
-    (``current`` when the caller has it already, e.g. the dashboard's memo)."""
-    from core.schedulers import run_scheduler
-    from core.simulator import observe
-
-    if scenario.observations is not None and scenario.observations.traffic:
-        return scenario
-    current = current or run_scheduler(scenario, running)
-    return with_changes(scenario, observations=observe(scenario, current, rate))
-
-
 @functools.lru_cache(maxsize=32)
 def _placed(text: str, rate: float, sid: str, params: str):
     """One placement per (scenario, rate, scheduler, params) in a process: replicas of a
     task share it (a search such as ``optimal`` is solved once, not once per replica)."""
-    from core.schedulers import run_scheduler
-
-    scenario = at_rate(_scenario(text), rate)
-    if sid in NEEDS_OBSERVATIONS:
-        scenario = with_observations(scenario, rate, RUNNING_PLACEMENT[sid])
-    return run_scheduler(scenario, sid, json.loads(params))
+    spec = get_scheduler(sid)
+    scenario = feed(at_rate(_scenario(text), rate), spec, rate)
+    return run_spec(spec, scenario, json.loads(params))
 
 
 def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """Schedule and simulate one task; one result row (never raises for a failed placement)."""
-    from core.schedulers import SchedulerError
-    from core.simulator import simulate
-
     scenario = at_rate(_scenario(task["scenario"]), task["rate"])
     try:
         schedule = _placed(
@@ -176,6 +150,48 @@ def add_gaps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             r = {**r, "gap_to_best": max(0.0, 1.0 - r["throughput"] / top)}
         out.append(r)
     return out
+
+
+def compare(
+    scenario: Scenario,
+    schedulers: Sequence[tuple[str, Mapping[str, Any]]],
+    rates: Sequence[float],
+    replicas: int = 1,
+    tuples: int = 100_000,
+    seed: int = 0,
+    mapper: Mapper = map,
+    engine: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run a comparison: one task per (scheduler, rate, replica), through ``mapper``.
+
+    Parameters
+    ----------
+    mapper : callable
+        ``mapper(func, tasks)`` -> results in order: the built-in ``map``
+        (default, in process) or a distributed one such as
+        ``functools.partial(core.spark.map_tasks, group=..., progress=...)``.
+    engine : mapping, optional
+        What ran it (e.g. ``core.spark.engine_info()``), first in ``engine``.
+
+    Returns
+    -------
+    dict
+        ``{"engine": {..., "tasks", "wall_s"}, "results": [...], "skipped": [...]}``:
+        one result per task that could be placed, and for the others (status
+        ``refused`` or ``not-enough-resources``) why not.
+    """
+    tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
+    start = time.perf_counter()
+    rows = list(mapper(run_task, tasks))
+    wall_s = time.perf_counter() - start
+    rows = add_gaps(sort_results(rows, [s for s, _ in schedulers]))
+    return {
+        "engine": {**(engine or {}), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
+        "results": [r for r in rows if r.get("status") == "ok"],
+        # placements that could not be made (a refused search, not enough resources):
+        # listed apart, so every entry of "results" carries the full set of figures
+        "skipped": [r for r in rows if r.get("status") != "ok"],
+    }
 
 
 def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.schedulers.base import Schedule
+from core.placement import Schedule
 from core.topology import TopologyGraph
 
 INTRA_WORKER_DISTANCE = 1.0  # L/F paper

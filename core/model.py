@@ -2,9 +2,11 @@
 
 A scenario is one JSON document validated by the pydantic models below; its
 JSON Schema is what ``slotscope schema`` prints. Every field carries its unit
-in its name or description and a documented default. ``load_scenario`` is the
-one entry point: it turns any bad input into a :class:`ScenarioError` whose
-``path`` names the field (``topology.streams[3]``), never a traceback.
+in its name or description and a documented default. :func:`parse_scenario`
+(and ``core.presets.load_scenario``, a preset name or a file) turns any bad
+input into a :class:`ScenarioError` whose ``path`` names the field
+(``topology.streams[3]``), never a traceback. This module imports nothing of
+the project.
 
 Units: CPU time in microseconds (``_us``) or milliseconds (``_ms``), rates in
 tuples per second, sizes in bytes, MB or GB as named, clock in GHz.
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 import networkx as nx
@@ -387,22 +388,6 @@ def parse_scenario(text: str | bytes, source: str = "scenario") -> Scenario:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ScenarioError(source, f"not valid JSON ({err})") from None
     return validate_scenario(data)
-
-
-def load_scenario(ref: str) -> Scenario:
-    """A scenario from a preset name or a JSON file path."""
-    from core.presets import PRESETS, preset
-
-    if ref in PRESETS:
-        return preset(ref)
-    path = Path(ref)
-    if not path.exists():
-        raise ScenarioError(
-            ref, "no such file or preset (see 'slotscope presets' for the built-in ones)"
-        )
-    if path.is_dir():
-        raise ScenarioError(ref, "is a directory, not a scenario file")
-    return parse_scenario(path.read_bytes(), source=ref)
 
 
 _PART_TYPES = {

@@ -1,17 +1,18 @@
 """The Spark job runner: the only module of ``core`` that imports pyspark.
 
+A leaf: it knows sessions, jobs and tasks, nothing of what the tasks compute.
 One lazily created SparkSession per process (master from the argument, else
 ``SLOTSCOPE_SPARK_MASTER``, else ``local[*]``; Spark's UI off, logs quiet,
-bound to 127.0.0.1). A comparison is one job: one task per (scheduler, rate,
-replica), each running :func:`core.comparison.run_task`; results come back as
-a DataFrame, then plain rows. Progress comes from Spark's status tracker and
-cancellation goes through the job group. ``core`` is shipped to executors as
-a zip, so a real cluster runs the same code.
+bound to 127.0.0.1). :func:`map_tasks` is ``[func(t) for t in tasks]`` as one
+job over an RDD, one task each, plain values in and out; it is the mapper the
+comparison (``core.comparison.compare``) and the searches take. Progress
+comes from Spark's status tracker and cancellation goes through the job
+group. ``core`` is shipped to executors as a zip, so a real cluster runs the
+same code.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -19,18 +20,15 @@ import socket
 import sys
 import tempfile
 import threading
-import time
 import uuid
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from core.comparison import SettingsError, add_gaps, comparison_tasks, run_task, sort_results
-from core.model import Scenario
-from core.settings import MASTER
+from core.settings import MASTER, SettingsError
 
 DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
@@ -147,8 +145,9 @@ def stop_session() -> None:
         _Holder.session, _Holder.master = None, None
 
 
-def engine_info(session=None) -> dict[str, Any]:
-    sc = (session or get_session()).sparkContext
+def engine_info(master: str | None = None) -> dict[str, Any]:
+    """What runs the jobs: master URL, Spark version, default parallelism."""
+    sc = get_session(master).sparkContext
     return {
         "master": sc.master,
         "spark_version": sc.version,
@@ -180,7 +179,7 @@ def _progress(sc, group: str) -> tuple[int, int]:
 
 
 def cancel(job_group: str) -> None:
-    """Cancel a running comparison by its job group."""
+    """Cancel a running job by its group."""
     with _Holder.lock:
         _Holder.cancelled.add(job_group)
         if _Holder.session is not None:
@@ -190,34 +189,42 @@ def cancel(job_group: str) -> None:
 def map_tasks(
     func: Callable[[Any], Any],
     tasks: Sequence[Any],
-    job_group: str | None = None,
+    group: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     master: str | None = None,
 ) -> list[Any]:
     """``[func(t) for t in tasks]`` as one Spark job, one task each, in order.
 
-    ``func`` must be a plain importable function (e.g. ``optimal``'s solve or search tasks,
-    given as the mapper of ``core.schedulers.optimal.search``).
+    ``func`` must be a plain importable function returning plain values (e.g.
+    ``core.comparison.run_task``, or ``optimal``'s solve or search tasks): the
+    rows come back as they are, with no DataFrame in between.
     Progress goes to ``progress`` or, when unset, to the listener of the
     calling context (:data:`PROGRESS`).
+
+    Raises
+    ------
+    JobCancelled
+        :func:`cancel` was called with this group.
+    SparkUnavailable
+        Spark cannot start (no Java, bad master), or a task failed.
     """
     session = get_session(master)
-    group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
+    group = group or f"slotscope-{uuid.uuid4().hex[:12]}"
     report = progress or PROGRESS.get()
 
     def job() -> list[Any]:
         sc = session.sparkContext
-        sc.setJobGroup(group, "slotscope search", interruptOnCancel=True)
+        sc.setJobGroup(group, "slotscope", interruptOnCancel=True)
         try:
             return sc.parallelize(list(tasks), numSlices=max(1, len(tasks))).map(func).collect()
         finally:
             sc.setLocalProperty("spark.jobGroup.id", None)
 
-    return _watch(session, job, group, len(tasks), report)[0]
+    return _watch(session, job, group, len(tasks), report)
 
 
-def _watch(session, job, group: str, total: int, report) -> tuple[Any, float]:
-    """Run ``job`` in a thread, reporting progress until it ends; (result, wall s)."""
+def _watch(session, job, group: str, total: int, report) -> Any:
+    """Run ``job`` in a thread, reporting progress until it ends; its result."""
     outcome: dict[str, Any] = {}
 
     def work() -> None:
@@ -226,7 +233,6 @@ def _watch(session, job, group: str, total: int, report) -> tuple[Any, float]:
         except BaseException as err:  # handed to the caller's thread below
             outcome["error"] = err
 
-    start = time.perf_counter()
     worker = threading.Thread(target=work, name=f"spark-{group}", daemon=True)
     worker.start()
     while worker.is_alive():
@@ -234,7 +240,6 @@ def _watch(session, job, group: str, total: int, report) -> tuple[Any, float]:
         if report is not None:
             done, _ = _progress(session.sparkContext, group)
             report(min(done, total), total)
-    wall_s = time.perf_counter() - start
     with _Holder.lock:
         was_cancelled = group in _Holder.cancelled
         _Holder.cancelled.discard(group)
@@ -244,71 +249,4 @@ def _watch(session, job, group: str, total: int, report) -> tuple[Any, float]:
         raise SparkUnavailable(f"the Spark job failed: {_first_line(outcome['error'])}")
     if report is not None:
         report(total, total)
-    return outcome["result"], wall_s
-
-
-def _run_job(session, tasks: list[dict[str, Any]], group: str) -> list[dict[str, Any]]:
-    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType
-
-    sc = session.sparkContext
-    sc.setJobGroup(group, "slotscope comparison", interruptOnCancel=True)
-    try:
-        rdd = sc.parallelize(tasks, numSlices=len(tasks)).map(
-            lambda t: (t["scheduler"], t["rate"], t["replica"], json.dumps(run_task(t)))
-        )
-        schema = StructType(
-            [
-                StructField("scheduler", StringType()),
-                StructField("rate", DoubleType()),
-                StructField("replica", IntegerType()),
-                StructField("result", StringType()),
-            ]
-        )
-        frame = session.createDataFrame(rdd, schema)
-        return [json.loads(row["result"]) for row in frame.collect()]
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-
-
-def run_comparison(
-    scenario: Scenario,
-    schedulers: Sequence[tuple[str, Mapping[str, Any]]],
-    rates: Sequence[float],
-    replicas: int = 1,
-    tuples: int = 100_000,
-    seed: int = 0,
-    master: str | None = None,
-    job_group: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Run a comparison as one Spark job.
-
-    Returns ``{"engine": {...}, "results": [...], "skipped": [...]}``: one
-    result per (scheduler, rate, replica) that could be placed, and for the
-    others (status ``refused`` or ``not-enough-resources``) why not.
-
-    Raises
-    ------
-    JobCancelled
-        :func:`cancel` was called with this job group.
-    SparkUnavailable
-        Spark cannot start (no Java, bad master).
-    """
-    session = get_session(master)
-    tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
-    group = job_group or f"slotscope-{uuid.uuid4().hex[:12]}"
-    rows, wall_s = _watch(
-        session,
-        lambda: _run_job(session, tasks, group),
-        group,
-        len(tasks),
-        progress or PROGRESS.get(),
-    )
-    rows = add_gaps(sort_results(rows, [s for s, _ in schedulers]))
-    return {
-        "engine": {**engine_info(session), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
-        "results": [r for r in rows if r.get("status") == "ok"],
-        # placements that could not be made (a refused search, not enough resources):
-        # listed apart, so every entry of "results" carries the full set of figures
-        "skipped": [r for r in rows if r.get("status") != "ok"],
-    }
+    return outcome["result"]

@@ -20,10 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.comparison import NEEDS_OBSERVATIONS, with_observations
 from core.metrics import PlacementChanges, placement_changes
 from core.model import Scenario, ScenarioError, with_changes
-from core.schedulers import Schedule, run_scheduler
+from core.schedulers import Schedule, feed, get_scheduler, run_scheduler
 from core.schedulers import even as even_scheduler
 from core.schedulers.base import Outcome
 
@@ -98,7 +97,6 @@ def failover(
             message=out.message,
         )
     else:
-        fed = with_observations(smaller, rate) if scheduler in NEEDS_OBSERVATIONS else smaller
-        after = run_scheduler(fed, scheduler, params)
+        after = run_scheduler(feed(smaller, get_scheduler(scheduler), rate), scheduler, params)
     changes = placement_changes(before.placement(), after.placement())
     return Failover(smaller, after, changes, keep is not None)

@@ -10,7 +10,7 @@ the ranking strip, the compare table and the what-if table:
   schedulers that keep the scenario's parallelism);
 - :func:`observed`: the scenario with runtime observations, once per
   (text, rate): a simulation of the placement the observing scheduler assumes
-  is running (``core.comparison.RUNNING_PLACEMENT``), taken from the memo
+  is running (its ``SchedulerSpec.running_placement``), taken from the memo
   below, so aniello-online reuses the aniello-offline panel's placement;
 - :func:`placed`: one scheduler's schedule, its topology graph and static
   metrics, once per (text, scheduler, resolved parameters), and per rate only
@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from core.comparison import NEEDS_OBSERVATIONS, RUNNING_PLACEMENT, with_observations
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
 from core.schedulers import (
@@ -44,6 +43,7 @@ from core.schedulers import (
     get_scheduler,
     resolve_params,
     run_scheduler,
+    with_observations,
 )
 from core.simulator import Analysis, analyze
 from core.topology import TopologyGraph, build_graph
@@ -100,13 +100,13 @@ def resolved_params(scheduler: str, params_text: str) -> str:
 def observation_rate(scheduler: str, rate: float) -> float | None:
     """The rate a scheduler's placement depends on: the rate for those that read
     observations, None for the others (their placement is the same at every rate)."""
-    return float(rate) if scheduler in NEEDS_OBSERVATIONS else None
+    return float(rate) if SCHEDULERS[scheduler].running_placement else None
 
 
 @lru_cache(maxsize=64)
 def observed(text: str, rate: float, scheduler: str) -> Scenario:
     """The scenario with observations of what ``scheduler`` assumes is running, at ``rate``."""
-    running = RUNNING_PLACEMENT[scheduler]
+    running = SCHEDULERS[scheduler].running_placement
     current = placed(text, running, resolved_params(running, "{}"), None).schedule
     return with_observations(scenario_of(text), rate, running, current=current)
 

@@ -19,7 +19,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from core.importers import import_documents, parse_document
 from core.model import MAX_SCENARIO_BYTES, ScenarioError
 from dashboard import ids
-from dashboard.scenario_bar import scenario_outputs
+from dashboard.rows import scenario_outputs
 from dashboard.transfer import UPLOAD_GUARD_BYTES
 
 MAX_FILES = 4  # Storm needs three responses; one more is always a mistake

@@ -1,7 +1,8 @@
 """The server's job pool: Spark comparisons run in threads of this process.
 
 One warm SparkSession lives in the server process (``core.spark``); a job
-is a call to :func:`core.spark.run_comparison` in one of a few pool threads,
+is a call to :func:`core.comparison.compare` with Spark's mapper
+(:func:`spark_compare`) in one of a few pool threads,
 with its job id as the Spark job group, so Cancel is
 ``core.spark.cancel(job_id)``. The browser polls :meth:`JobPool.status`.
 Results go into the Flask cache (FileSystemCache) under a hash of the
@@ -11,19 +12,24 @@ in a forked process: see DESIGN.md, "Spark".
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from flask import current_app
+
 from core import spark
-from core.comparison import explain_failure
+from core.comparison import compare, explain_failure
+from core.model import Scenario
+from core.presets import preset
 from core.settings import SettingsError
 
 log = logging.getLogger(__name__)
@@ -46,11 +52,26 @@ def warm_up(master: str | None = None) -> None:
     A cold worker spends seconds importing numpy and the core; this pays it
     before the first Simulate. Raises ``core.spark.SparkUnavailable``.
     """
-    from core.presets import preset
-
     workers = spark.get_session(master).sparkContext.defaultParallelism
     rates = [1000.0 * (i + 1) for i in range(workers)]
-    spark.run_comparison(preset("lf-linear"), [("even", {})], rates, 1, 1000, master=master)
+    spark_compare(preset("lf-linear"), [("even", {})], rates, 1, 1000, master=master)
+
+
+def spark_compare(
+    scenario: Scenario,
+    schedulers: Sequence[tuple[str, Mapping[str, Any]]],
+    rates: Sequence[float],
+    replicas: int,
+    tuples: int,
+    seed: int = 0,
+    master: str | None = None,
+    group: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """:func:`core.comparison.compare` as one Spark job on ``master``, in job group ``group``."""
+    mapper = functools.partial(spark.map_tasks, group=group, progress=progress, master=master)
+    engine = spark.engine_info(master)
+    return compare(scenario, schedulers, rates, replicas, tuples, seed, mapper, engine)
 
 
 def settings_key(scenario: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
@@ -214,7 +235,5 @@ def install(server: Any, cache: Any, max_workers: int = 2) -> JobPool:
 def job_pool(server: Any = None) -> JobPool:
     """The job pool of ``server``, or of the Flask app serving the current request."""
     if server is None:
-        from flask import current_app
-
         server = current_app
     return server.extensions[EXTENSION]

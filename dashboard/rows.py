@@ -244,3 +244,18 @@ def rows_after(
     if op == "delete":
         return delete_rows(rows, selected)
     raise ValueError(f"unknown row operation '{op}'")
+
+
+def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
+    """What loading a scenario sets: base store, the three grids, W, ackers, rate."""
+    rows = scenario_rows(scenario)
+    topo = scenario.topology
+    return (
+        scenario.to_json_dict(),
+        rows["nodes"],
+        rows["components"],
+        rows["streams"],
+        topo.workers,
+        topo.ackers,
+        scenario.workload.rate,
+    )

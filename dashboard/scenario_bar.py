@@ -12,11 +12,11 @@ from typing import Any
 
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
-from core.model import MAX_SCENARIO_BYTES, Scenario, ScenarioError
+from core.model import MAX_SCENARIO_BYTES, ScenarioError
 from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS, SchedulerError
-from dashboard import ids, registry, simulate
-from dashboard.rows import scenario_rows
+from dashboard import ids, importer, registry, simulate
+from dashboard.rows import scenario_outputs
 from dashboard.transfer import (
     UPLOAD_GUARD_BYTES,
     build_query,
@@ -108,13 +108,6 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
     return groups
 
 
-def importer_control() -> Any:
-    """The Import button of dashboard/importer.py (imported late: it imports this module)."""
-    from dashboard import importer
-
-    return importer.control()
-
-
 def layout(
     preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any], rate: float
 ) -> html.Section:
@@ -167,7 +160,7 @@ def layout(
                                             title="Download the scenario in force as JSON",
                                         ),
                                         dcc.Download(id=ids.DOWNLOAD_SCENARIO),
-                                        importer_control(),
+                                        importer.control(),
                                     ],
                                 ),
                             ),
@@ -217,21 +210,6 @@ def layout(
             ),
             simulate.controls(),
         ],
-    )
-
-
-def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
-    """What loading a scenario sets: base store, the three grids, W, ackers, rate."""
-    rows = scenario_rows(scenario)
-    topo = scenario.topology
-    return (
-        scenario.to_json_dict(),
-        rows["nodes"],
-        rows["components"],
-        rows["streams"],
-        topo.workers,
-        topo.ackers,
-        scenario.workload.rate,
     )
 
 

@@ -1,6 +1,6 @@
 """Simulate: run the comparison as a Spark job in the server's pool, with progress and Cancel.
 
-Start submits ``core.spark.run_comparison`` to the job pool (or answers at
+Start submits ``dashboard.jobs.spark_compare`` to the job pool (or answers at
 once from the cache); a ``dcc.Interval`` polls the job's progress until it
 finishes; Cancel cancels its Spark job group. A failed or cancelled job
 leaves a message and a usable page.
@@ -14,12 +14,19 @@ from typing import Any
 from dash import Input, Output, State, callback, dcc, html, no_update
 from flask import current_app
 
-from core import spark
 from core.schedulers import SCHEDULERS
 from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES, Settings, SettingsError, check_rate
 from dashboard import ids
 from dashboard.compute import canonical, scenario_of
-from dashboard.jobs import CANCELLED, DONE, FAILED, MASTER_CONFIG, job_pool, settings_key
+from dashboard.jobs import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    MASTER_CONFIG,
+    job_pool,
+    settings_key,
+    spark_compare,
+)
 
 SWEEP_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
 DEMO_TUPLES = 10_000  # the page's spout tuples per replica: demo speed; raise it for tight p99
@@ -137,7 +144,7 @@ def _not_started(why: str) -> html.Div:
 
 def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], settings: Settings):
     def work(job_group: str, progress) -> dict[str, Any]:
-        return spark.run_comparison(
+        return spark_compare(
             scenario_of(scenario_text),
             schedulers,
             settings.rates,
@@ -145,7 +152,7 @@ def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], sett
             settings.tuples,
             seed=settings.seed,
             master=settings.master,
-            job_group=job_group,
+            group=job_group,
             progress=progress,
         )
 

@@ -5,14 +5,14 @@ import pytest
 from core.comparison import (
     add_gaps,
     at_rate,
+    compare,
     comparison_tasks,
     flatten_result,
     run_task,
     scheduler_list,
-    with_observations,
 )
 from core.presets import preset
-from core.schedulers import SchedulerError, run_scheduler
+from core.schedulers import SCHEDULERS, SchedulerError, feed, run_scheduler
 from core.simulator import observe, simulate
 
 
@@ -109,7 +109,7 @@ def test_aniello_online_is_fed_from_aniello_offlines_placement():
     # executors offline put there (no phantom background), and "traffic before" is the
     # observed traffic between offline's nodes.
     sc, rate = preset("wordcount"), 15_000.0
-    fed = with_observations(sc, rate)
+    fed = feed(sc, SCHEDULERS["aniello-online"], rate)
     offline = run_scheduler(sc, "aniello-offline")
     assert fed.observations == observe(sc, offline, rate)
     for node, (util_hz, ran_hz) in _per_node_observed_load(fed, offline.placement()).items():
@@ -129,3 +129,34 @@ def test_toss_is_not_fed_observations_so_its_row_is_its_own_placement_simulated(
             at_rate(sc, rate), run_scheduler(at_rate(sc, rate), "toss"), rate, tuples=2000
         )
         assert _untimed(row) == {**_untimed(alone), "status": "ok"}
+
+
+def test_compare_in_process_runs_every_task_sorted_by_the_requested_order():
+    sc = preset("lf-linear")
+    schedulers = [("lf", {}), ("even", {})]
+    calls = []
+
+    def recording_map(func, tasks):
+        calls.append(len(tasks))
+        return map(func, tasks)
+
+    doc = compare(
+        sc,
+        schedulers,
+        [500.0, 100.0],
+        tuples=2000,
+        mapper=recording_map,
+        engine={"master": "in-process"},
+    )
+    assert calls == [4]
+    assert list(doc["engine"]) == ["master", "tasks", "wall_s"]
+    assert doc["engine"]["tasks"] == 4 and doc["skipped"] == []
+    order = [(r["scheduler"], r["rate"]) for r in doc["results"]]
+    assert order == [("lf", 100.0), ("lf", 500.0), ("even", 100.0), ("even", 500.0)]
+    direct = {
+        (t["scheduler"], t["rate"]): run_task(t)
+        for t in comparison_tasks(sc, schedulers, [500.0, 100.0], tuples=2000)
+    }
+    for row in doc["results"]:
+        want = direct[(row["scheduler"], row["rate"])]
+        assert row["throughput"] == want["throughput"] and row["max_rate"] == want["max_rate"]

@@ -9,13 +9,12 @@ from core.model import (
     ExecutorFlow,
     Observations,
     ScenarioError,
-    load_scenario,
     parse_scenario,
     scenario_schema,
     validate_scenario,
     with_changes,
 )
-from core.presets import preset
+from core.presets import load_scenario, preset
 
 DESIGN_EXAMPLE = {
     "name": "wordcount-on-5",

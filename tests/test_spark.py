@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -16,10 +17,16 @@ from pathlib import Path
 import pytest
 
 from core import spark as runner
-from core.comparison import comparison_tasks, run_task
+from core.comparison import compare, comparison_tasks, run_task
 from core.presets import preset
 
 SETTINGS = {"rates": [400.0, 800.0], "replicas": 2, "tuples": 4000, "seed": 7}
+
+
+def run_comparison(scenario, schedulers, group=None, progress=None, **settings):
+    """A comparison as one Spark job (what the CLI and the dashboard run)."""
+    mapper = functools.partial(runner.map_tasks, group=group, progress=progress)
+    return compare(scenario, schedulers, mapper=mapper, engine=runner.engine_info(), **settings)
 
 
 def _strip_timing(rows):
@@ -28,7 +35,7 @@ def _strip_timing(rows):
 
 def test_comparison_is_one_task_per_scheduler_rate_replica(spark):
     seen = []
-    doc = runner.run_comparison(
+    doc = run_comparison(
         preset("lf-diamond"),
         [("even", {})],
         progress=lambda d, t: seen.append((d, t)),
@@ -44,9 +51,16 @@ def test_comparison_is_one_task_per_scheduler_rate_replica(spark):
 
 def test_spark_results_equal_the_plain_task_function(spark):
     sc = preset("lf-diamond")
-    doc = runner.run_comparison(sc, [("even", {})], **SETTINGS)
+    doc = run_comparison(sc, [("even", {})], **SETTINGS)
     direct = [run_task(t) for t in comparison_tasks(sc, [("even", {})], **SETTINGS)]
     assert _strip_timing(doc["results"]) == _strip_timing(direct)
+
+
+def test_map_tasks_returns_plain_values_in_order(spark):
+    texts = [json.dumps({"task": i, "rows": [i, i * i]}) for i in range(5)]
+    out = runner.map_tasks(json.loads, texts)
+    assert out == [{"task": i, "rows": [i, i * i]} for i in range(5)]
+    assert all(type(r) is dict for r in out)
 
 
 def test_cancel_stops_a_long_job(spark):
@@ -55,13 +69,13 @@ def test_cancel_stops_a_long_job(spark):
 
     def work():
         try:
-            runner.run_comparison(
+            run_comparison(
                 preset("lf-star-x10"),
                 [("even", {})],
                 rates=[500.0] * 8,
                 replicas=4,
                 tuples=400_000,
-                job_group=group,
+                group=group,
             )
             outcome["result"] = "finished"
         except runner.JobCancelled:
@@ -76,7 +90,7 @@ def test_cancel_stops_a_long_job(spark):
     assert outcome.get("result") == "cancelled"
     assert time.perf_counter() - start < 30
     # the session is still usable afterwards
-    doc = runner.run_comparison(preset("lf-linear"), [("even", {})], rates=[100.0], tuples=2000)
+    doc = run_comparison(preset("lf-linear"), [("even", {})], rates=[100.0], tuples=2000)
     assert len(doc["results"]) == 1
 
 
@@ -179,7 +193,7 @@ def standalone_master(tmp_path_factory):
 @pytest.mark.cluster
 def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalone_master):
     sc = preset("lf-diamond")
-    local = runner.run_comparison(sc, [("even", {})], **SETTINGS)
+    local = run_comparison(sc, [("even", {})], **SETTINGS)
     cmd = [
         sys.executable,
         "-m",
@@ -210,7 +224,7 @@ def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalo
 
 
 def test_placements_that_cannot_be_made_are_listed_apart(spark):
-    doc = runner.run_comparison(
+    doc = run_comparison(
         preset("wordcount"),
         [("even", {}), ("optimal", {"method": "enumerate", "limit": 10})],
         rates=[1000.0],

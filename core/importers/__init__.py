@@ -17,14 +17,14 @@ Accepted documents:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.importers.common import Imported
+from core.importers.common import Imported, parse_document
+from core.importers.fetch import FETCH_TIMEOUT_S, documents_from_url, is_url, read_file
 from core.importers.flink import flink_scenario, is_flink_plan
 from core.importers.storm import storm_scenario
-from core.model import MAX_SCENARIO_BYTES, ScenarioError
+from core.model import ScenarioError
 
 STORM_TOPOLOGY = "storm-topology"
 STORM_VISUALIZATION = "storm-visualization"
@@ -62,16 +62,6 @@ def classify(doc: Any, source: str = "document") -> str:
         return STORM_VISUALIZATION
     keys = ", ".join(repr(k) for k in list(doc)[:6]) or "none"
     raise ScenarioError(source, f"unrecognised document (top-level fields: {keys}): {EXPECTED}")
-
-
-def parse_document(raw: bytes | str, source: str) -> Any:
-    """JSON text -> data, with the size limit of scenarios; ScenarioError if refused."""
-    if len(raw) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(source, f"{len(raw):,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ScenarioError(source, f"not valid JSON ({err})") from None
 
 
 def import_documents(docs: Sequence[tuple[str, Any]], notes: Sequence[str] = ()) -> Imported:
@@ -130,8 +120,6 @@ def _described(imported: Imported) -> Imported:
 
 def import_sources(sources: Sequence[str], timeout_s: float | None = None) -> Imported:
     """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address)."""
-    from core.importers.fetch import FETCH_TIMEOUT_S, documents_from_url, is_url, read_file
-
     docs: list[tuple[str, Any]] = []
     extra: list[str] = []
     for src in sources:

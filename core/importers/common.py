@@ -15,13 +15,22 @@ tuple in exactly the component's ``cpu_us``.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.model import Component, Profiling, Scenario, ScenarioError, Workload, validate_scenario
+from core.model import (
+    MAX_SCENARIO_BYTES,
+    Component,
+    Profiling,
+    Scenario,
+    ScenarioError,
+    Workload,
+    validate_scenario,
+)
 
 STORM_SLOTS_PER_NODE = 4  # Storm defaults.yaml supervisor.slots.ports: 6700-6703
 STORM_CPU_PCT_PER_NODE = 400.0  # Storm defaults.yaml supervisor.cpu.capacity, % of one core
@@ -171,3 +180,13 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return names.get(type(value), type(value).__name__)
+
+
+def parse_document(raw: bytes | str, source: str) -> Any:
+    """JSON text -> data, with the size limit of scenarios; ScenarioError if refused."""
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(source, f"{len(raw):,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ScenarioError(source, f"not valid JSON ({err})") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from core.importers import parse_document
+from core.importers.common import parse_document
 from core.model import MAX_SCENARIO_BYTES, ScenarioError
 
 FETCH_TIMEOUT_S = 10.0  # s: per request; a Storm UI answers in well under a second

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-from core.model import Scenario, ScenarioError, validate_scenario
+from core.model import Scenario, ScenarioError, parse_scenario, validate_scenario
 from core.presets import aniello as _aniello
 from core.presets import lf as _lf
 from core.presets import nasiri as _nasiri
@@ -37,6 +38,7 @@ __all__ = [
     "TOP_STORM_CONFIGS",
     "lf_nodes",
     "lf_synthetic",
+    "load_scenario",
     "preset",
     "preset_json",
     "top_storm",
@@ -72,3 +74,23 @@ def preset(name: str) -> Scenario:
 def preset_json(name: str) -> dict[str, Any]:
     """The preset's scenario as JSON-ready data (what ``slotscope preset NAME`` prints)."""
     return preset(name).to_json_dict()
+
+
+def load_scenario(ref: str) -> Scenario:
+    """A scenario from a preset name or a JSON file path.
+
+    Raises
+    ------
+    ScenarioError
+        No such preset or file, a directory, or an invalid scenario.
+    """
+    if ref in PRESETS:
+        return preset(ref)
+    path = Path(ref)
+    if not path.exists():
+        raise ScenarioError(
+            ref, "no such file or preset (see 'slotscope presets' for the built-in ones)"
+        )
+    if path.is_dir():
+        raise ScenarioError(ref, "is a directory, not a scenario file")
+    return parse_scenario(path.read_bytes(), source=ref)

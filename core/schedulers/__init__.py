@@ -1,52 +1,34 @@
 """The scheduler registry: one literal dict, one public entry point.
 
+It sits above everything it lists: the paper schedulers
+(:mod:`core.schedulers.papers`) and the searches that start from them or
+score placements (``optimal``, ``slotscope``), which take the task mapper as
+an argument and never run a job themselves.
+
 >>> list(SCHEDULERS)[0]
 'even'
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
 from core.model import Scenario
-from core.schedulers import (
-    aniello_offline,
-    aniello_online,
-    even,
-    hetero,
-    lf,
-    optimal,
-    rstorm,
-    slotscope,
-    top_storm,
-    toss,
-)
-from core.schedulers.base import (
-    Assignment,
-    Outcome,
-    Param,
-    Schedule,
-    SchedulerError,
-    SchedulerSpec,
-    Status,
-)
+from core.placement import Assignment, Outcome, Schedule, SchedulerError, Status
+from core.schedulers import optimal, slotscope
+from core.schedulers.base import Param, SchedulerSpec, resolve_params, run_spec
+from core.schedulers.papers import PAPERS, feed, with_observations
 
+# the paper schedulers (in the order comparisons list them), then the searches
 SCHEDULERS: dict[str, SchedulerSpec] = {
-    "even": even.SPEC,
-    "rstorm": rstorm.SPEC,
-    "aniello-offline": aniello_offline.SPEC,
-    "aniello-online": aniello_online.SPEC,
-    "toss": toss.SPEC,
-    "top-storm": top_storm.SPEC,
-    "lf": lf.SPEC,
-    "hetero": hetero.SPEC,
+    **PAPERS,
     "optimal": optimal.SPEC,
     "slotscope": slotscope.SPEC,
 }
 
 __all__ = [
+    "PAPERS",
     "SCHEDULERS",
     "Assignment",
     "Outcome",
@@ -55,9 +37,11 @@ __all__ = [
     "SchedulerError",
     "SchedulerSpec",
     "Status",
+    "feed",
     "get_scheduler",
     "resolve_params",
     "run_scheduler",
+    "with_observations",
 ]
 
 
@@ -70,21 +54,6 @@ def get_scheduler(scheduler_id: str) -> SchedulerSpec:
         raise SchedulerError(f"unknown scheduler '{scheduler_id}' (valid: {valid})") from None
 
 
-def resolve_params(spec: SchedulerSpec, params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Defaults overlaid with the given values, each converted and range-checked."""
-    known = {p.name: p for p in spec.params}
-    for name in params or {}:
-        if name not in known:
-            valid = ", ".join(known) or "none"
-            raise SchedulerError(
-                f"unknown parameter '{name}' of scheduler '{spec.id}' (valid: {valid})"
-            )
-    resolved = {p.name: p.default for p in spec.params}
-    for name, value in (params or {}).items():
-        resolved[name] = known[name].parse(value)
-    return resolved
-
-
 def run_scheduler(
     scenario: Scenario, scheduler_id: str, params: Mapping[str, Any] | None = None
 ) -> Schedule:
@@ -95,25 +64,4 @@ def run_scheduler(
     SchedulerError
         Unknown scheduler or parameter, or a parameter out of range.
     """
-    spec = get_scheduler(scheduler_id)
-    resolved = resolve_params(spec, params)
-    start = time.perf_counter()
-    out = spec.run(scenario, resolved)
-    elapsed_ms = (time.perf_counter() - start) * 1000.0
-    if out.parallelism is not None:
-        parallelism = dict(out.parallelism)
-    else:
-        from core.topology import build_graph
-
-        parallelism = dict(build_graph(scenario).parallelism)
-    return Schedule(
-        scheduler=spec.id,
-        status=out.status,
-        params=resolved,
-        parallelism=parallelism,
-        assignments=out.assignments,
-        decisions=out.decisions,
-        elapsed_ms=elapsed_ms,
-        message=out.message,
-        details=dict(out.details),
-    )
+    return run_spec(get_scheduler(scheduler_id), scenario, params)

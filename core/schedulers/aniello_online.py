@@ -23,7 +23,7 @@ adopts it only when that is worth a reschedule.
    aniello-offline's placement, and the decisions say so. The running
    placement is aniello-offline's (defaults): what a cold start deployed.
    Observations should be taken from that placement (comparisons simulate
-   it, :data:`core.comparison.RUNNING_PLACEMENT`), so that traffic before and
+   it, ``running_placement`` of :data:`SPEC`), so that traffic before and
    after and the overloaded nodes describe the same running system.
 
 The pair-by-pair packing of both phases is :mod:`core.schedulers.aniello_packing`.
@@ -72,8 +72,8 @@ from typing import Any
 
 import numpy as np
 
+import core.schedulers.aniello_offline as aniello_offline
 from core.model import Scenario
-from core.schedulers import aniello_offline
 from core.schedulers.aniello_offline import executors_per_worker
 from core.schedulers.aniello_packing import (
     EPS,
@@ -228,5 +228,6 @@ SPEC = SchedulerSpec(
         ),
     ),
     run=schedule,
+    running_placement="aniello-offline",
     summary="Hot executor pairs share a worker, hot worker pairs a node; rescheduled if worth it.",
 )

@@ -1,107 +1,44 @@
 """What every scheduler shares: its result, its parameters, Storm's slot order.
 
-A scheduler is a pure function ``schedule(scenario, params) -> Outcome``; the
-registry (``core.schedulers``) validates the parameters, times the call and
-wraps the outcome into an immutable :class:`Schedule`. The scenario is never
-changed.
+A scheduler is a pure function ``schedule(scenario, params) -> Outcome``
+(the scenario carries any runtime observations it uses); :func:`run_spec`
+validates the parameters, times the call and wraps the outcome into an
+immutable :class:`Schedule`. The scenario is never changed. The result types
+live on the ground floor, :mod:`core.placement`, and are re-exported here.
 """
 
 from __future__ import annotations
 
-import enum
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.model import Node, Scenario
+from core.placement import (
+    Assignment,
+    Outcome,
+    Schedule,
+    SchedulerError,
+    Status,
+    assignment,
+)
+from core.topology import build_graph
 
-
-class Status(enum.StrEnum):
-    """Outcome of a scheduling attempt (Storm's SchedulingStatus)."""
-
-    OK = "ok"
-    NOT_ENOUGH_RESOURCES = "not-enough-resources"
-    INVALID_TOPOLOGY = "invalid-topology"
-
-
-class SchedulerError(ValueError):
-    """Bad scheduler id or parameter; the message names it."""
-
-
-@dataclass(frozen=True)
-class Assignment:
-    executor: str
-    component: str
-    node: str
-    slot: int
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a scheduler function returns.
-
-    ``assignments`` place every executor; ``parallelism`` is set only by
-    schedulers that choose their own (``hetero``); ``details`` holds
-    scheduler-specific figures (JSON-ready).
-    """
-
-    assignments: tuple[Assignment, ...]
-    decisions: tuple[str, ...]
-    status: Status = Status.OK
-    message: str = ""
-    parallelism: Mapping[str, int] | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """The immutable result of one scheduler on one scenario."""
-
-    scheduler: str
-    status: Status
-    params: Mapping[str, Any]
-    parallelism: Mapping[str, int]
-    assignments: tuple[Assignment, ...]
-    decisions: tuple[str, ...]
-    elapsed_ms: float
-    message: str = ""
-    details: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status is Status.OK
-
-    def placement(self) -> dict[str, tuple[str, int]]:
-        """executor -> (node, slot)."""
-        return {a.executor: (a.node, a.slot) for a in self.assignments}
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (for shipping a schedule to a Spark task)."""
-        return {
-            "scheduler": self.scheduler,
-            "status": self.status.value,
-            "params": dict(self.params),
-            "parallelism": dict(self.parallelism),
-            "assignments": [[a.executor, a.node, a.slot] for a in self.assignments],
-            "decisions": list(self.decisions),
-            "elapsed_ms": self.elapsed_ms,
-            "message": self.message,
-            "details": dict(self.details),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Schedule:
-        return cls(
-            scheduler=data["scheduler"],
-            status=Status(data["status"]),
-            params=data["params"],
-            parallelism=data["parallelism"],
-            assignments=tuple(assignment(e, n, int(s)) for e, n, s in data["assignments"]),
-            decisions=tuple(data["decisions"]),
-            elapsed_ms=data["elapsed_ms"],
-            message=data["message"],
-            details=data["details"],
-        )
+__all__ = [
+    "Assignment",
+    "Outcome",
+    "Param",
+    "Schedule",
+    "SchedulerError",
+    "SchedulerSpec",
+    "Status",
+    "assignment",
+    "free_slots",
+    "resolve_params",
+    "run_spec",
+    "sort_slots",
+]
 
 
 @dataclass(frozen=True)
@@ -170,6 +107,57 @@ class SchedulerSpec:
     params: tuple[Param, ...]
     run: Callable[[Scenario, Mapping[str, Any]], Outcome]
     summary: str = ""
+    # The scheduler whose placement is assumed running when the scenario has no
+    # runtime observations: comparisons simulate it and feed its observations
+    # (aniello-online reschedules what aniello-offline deployed, so "traffic
+    # before/after" compares like with like). None: fed nothing.
+    running_placement: str | None = None
+
+
+def resolve_params(spec: SchedulerSpec, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Defaults overlaid with the given values, each converted and range-checked."""
+    known = {p.name: p for p in spec.params}
+    for name in params or {}:
+        if name not in known:
+            valid = ", ".join(known) or "none"
+            raise SchedulerError(
+                f"unknown parameter '{name}' of scheduler '{spec.id}' (valid: {valid})"
+            )
+    resolved = {p.name: p.default for p in spec.params}
+    for name, value in (params or {}).items():
+        resolved[name] = known[name].parse(value)
+    return resolved
+
+
+def run_spec(
+    spec: SchedulerSpec, scenario: Scenario, params: Mapping[str, Any] | None = None
+) -> Schedule:
+    """Run one scheduler on a validated scenario: check its parameters, time it, wrap it.
+
+    Raises
+    ------
+    SchedulerError
+        A parameter unknown or out of range.
+    """
+    resolved = resolve_params(spec, params)
+    start = time.perf_counter()
+    out = spec.run(scenario, resolved)
+    elapsed_ms = (time.perf_counter() - start) * 1000.0
+    if out.parallelism is not None:
+        parallelism = dict(out.parallelism)
+    else:
+        parallelism = dict(build_graph(scenario).parallelism)
+    return Schedule(
+        scheduler=spec.id,
+        status=out.status,
+        params=resolved,
+        parallelism=parallelism,
+        assignments=out.assignments,
+        decisions=out.decisions,
+        elapsed_ms=elapsed_ms,
+        message=out.message,
+        details=dict(out.details),
+    )
 
 
 def free_slots(nodes: Iterable[Node]) -> dict[str, list[int]]:
@@ -195,7 +183,3 @@ def sort_slots(free: Mapping[str, Sequence[int]]) -> list[tuple[str, int]]:
     for i in range(max((len(g) for g in groups), default=0)):
         out.extend(g[i] for g in groups if i < len(g))
     return out
-
-
-def assignment(executor: str, node: str, slot: int) -> Assignment:
-    return Assignment(executor=executor, component=executor.rsplit("#", 1)[0], node=node, slot=slot)

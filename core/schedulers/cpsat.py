@@ -58,12 +58,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
+from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
     deserialize_s,
@@ -72,9 +72,6 @@ from core.simulator.costs import (
     service_matrix,
 )
 from core.simulator.rates import unit_rates
-
-if TYPE_CHECKING:
-    from core.simulator import Evaluator
 
 SCALE_TOP = 10**7  # the largest load coefficient, in integer units (CP-SAT works in integers)
 

@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 
 from core.model import ACKER_ID, Scenario, parse_scenario
-from core.schedulers.base import SchedulerError
+from core.placement import SchedulerError
+from core.simulator.capacity import Evaluator
+from core.topology import build_graph
 
 
 class Space:
@@ -176,8 +178,6 @@ def _stirling2(n: int, k: int) -> int:
 
 
 def user_components(scenario: Scenario) -> list[str]:
-    from core.topology import build_graph
-
     return [c for c in build_graph(scenario).order if c != ACKER_ID]
 
 
@@ -232,8 +232,6 @@ def parsed_scenario(text: str) -> Scenario:
 
 def search_chunk(task: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate one chunk; its best candidate, how many it evaluated."""
-    from core.simulator.capacity import Evaluator
-
     scenario = parsed_scenario(task["scenario"])
     best_key, best, n = None, None, 0
     if task["mode"] == "vectors":
@@ -257,8 +255,6 @@ def search_chunk(task: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> tuple[list, int]:
-    from core.simulator.capacity import Evaluator
-
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
     if params["search_parallelism"]:
         comps = user_components(scenario)

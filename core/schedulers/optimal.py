@@ -28,7 +28,9 @@ few executors (prefixes); each chunk is one task that enumerates and scores
 its completions (:func:`search_chunk`, plain Python). :func:`search` takes
 the task mapper: the built-in ``map`` by default, Spark's
 ``core.spark.map_tasks`` when the caller gives it (this module never imports
-Spark). Spaces above ``limit`` candidates are refused with the count.
+Spark and never starts a job: the registry runs it with ``map``; a caller
+that wants Spark calls :func:`search` or :func:`sweep` with Spark's mapper).
+Spaces above ``limit`` candidates are refused with the count.
 
 Greedy placement of an instance vector (``search_parallelism``): one worker
 per machine (Nasiri et al.); components in topological order, each instance
@@ -54,14 +56,8 @@ from typing import Any
 import numpy as np
 
 from core.model import Scenario
-from core.schedulers.base import (
-    Outcome,
-    Param,
-    SchedulerError,
-    SchedulerSpec,
-    Status,
-    assignment,
-)
+from core.placement import Outcome, SchedulerError, Status, assignment
+from core.schedulers.base import Param, SchedulerSpec
 from core.schedulers.enumeration import (
     Space,
     chunk_tasks,
@@ -72,6 +68,7 @@ from core.schedulers.enumeration import (
     search_chunk,
     user_components,
 )
+from core.simulator.capacity import Evaluator
 
 __all__ = [
     "SPEC",
@@ -145,15 +142,14 @@ def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]
 
 def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """One CP-SAT solve (a task: plain JSON in, plain JSON out)."""
-    from core.schedulers import cpsat
-    from core.simulator.capacity import Evaluator
+    from core.schedulers.cpsat import solve  # loads OR-Tools (~1 s): only when a task solves
 
     scenario = parsed_scenario(task["scenario"])
     ev = Evaluator(scenario)
     hint = greedy_placement(ev, scenario, len(ev.executors))
     if len(np.unique(hint)) > scenario.workers:
         hint = None
-    sol = cpsat.solve(
+    sol = solve(
         scenario, ev, task["time_limit"], task["workers"], hint=hint, symmetry=task["symmetry"]
     )
     return {
@@ -167,8 +163,6 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _cpsat_outcome(scenario: Scenario, result: Mapping[str, Any]) -> Outcome:
-    from core.simulator.capacity import Evaluator
-
     ev = Evaluator(scenario)
     if result["slots"] is None:
         return Outcome(
@@ -221,8 +215,6 @@ def _cpsat_outcome(scenario: Scenario, result: Mapping[str, Any]) -> Outcome:
 
 
 def _enumeration_outcome(scenario, params, tasks, results, total) -> Outcome:
-    from core.simulator.capacity import Evaluator
-
     found = [r for r in results if r["best"] is not None]
     winner = min(found, key=lambda r: (tuple(r["key"]), r["chunk"]))
     evaluated = sum(r["evaluated"] for r in results)

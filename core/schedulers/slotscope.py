@@ -20,8 +20,9 @@ Everything is deterministic: same input, same result.
 Since moves are only taken when they improve the objective, the result is
 never worse than the best start under the model.
 
-The schedulers that need runtime observations (``aniello-online``, ``toss``)
-get them from a simulation of ``even``'s placement, as in a comparison. The
+The paper schedulers that read runtime observations (``aniello-online``) are
+fed a simulation of the placement they assume running (their spec's
+``running_placement``), as in a comparison. The
 starting schedulers are tasks of the mapper :func:`search` is given (the
 built-in ``map`` by default). By default only starts that keep the user's
 parallelism count (as every paper scheduler but ``hetero`` does);
@@ -42,9 +43,13 @@ import numpy as np
 
 from core.hardware import computation_power
 from core.model import Scenario, parse_scenario
-from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment
+from core.placement import Outcome, Schedule, assignment
+from core.schedulers.base import Param, SchedulerSpec, run_spec
+from core.schedulers.enumeration import score_key
+from core.schedulers.papers import PAPERS, feed
+from core.simulator.capacity import Evaluator
+from core.topology import build_graph
 
-EXCLUDED = ("optimal", "slotscope")  # not starting points: too slow, or ourselves
 # One analytic evaluation costs time proportional to the executors, so the
 # search gets at most this many executor-evaluations (and at least 50 moves):
 # thousands of evaluations on WordCount, dozens on 10,000 executors.
@@ -56,26 +61,20 @@ Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 
 def start_task(task: Mapping[str, Any]) -> dict[str, Any] | None:
     """One starting point (a task): a paper scheduler's schedule as plain JSON, or None."""
-    from core.comparison import NEEDS_OBSERVATIONS, with_observations
-    from core.schedulers import run_scheduler
-
+    spec = PAPERS[task["scheduler"]]
     scenario = parse_scenario(task["scenario"])
-    if task["scheduler"] in NEEDS_OBSERVATIONS:
-        scenario = with_observations(scenario, scenario.workload.rate)
-    result = run_scheduler(scenario, task["scheduler"])
+    result = run_spec(spec, feed(scenario, spec, scenario.workload.rate))
     return result.to_dict() if result.ok else None
 
 
 def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
-    """Every other scheduler's successful schedule, in registry order.
+    """Every paper scheduler's successful schedule, in registry order (the searches,
+    ``optimal`` and this one, are not starting points: too slow, or ourselves).
 
     Without ``choose_parallelism``, only those that keep the user's parallelism.
     """
-    from core.schedulers import SCHEDULERS, Schedule
-    from core.topology import build_graph
-
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
-    ids = [sid for sid in SCHEDULERS if sid not in EXCLUDED]
+    ids = list(PAPERS)
     asked = dict(build_graph(scenario).parallelism)
     for sid, shipped in zip(
         ids, mapper(start_task, [{"scenario": text, "scheduler": s} for s in ids]), strict=True
@@ -106,8 +105,6 @@ class _Search:
     """Local search state over one evaluator."""
 
     def __init__(self, ev, slots: np.ndarray, cap: int, budget: int, node_order: np.ndarray):
-        from core.schedulers.optimal import score_key
-
         self.ev, self.cap, self.budget = ev, cap, budget
         self.key = score_key
         self.slots = slots.copy()
@@ -236,9 +233,6 @@ def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) 
     ``mapper(func, tasks)`` runs the starting schedulers (one task each): the
     built-in ``map`` by default, or a distributed one given by the caller.
     """
-    from core.schedulers.optimal import score_key
-    from core.simulator.capacity import Evaluator
-
     best = None
     tried = []
     for sid, result in _starts(scenario, mapper, params["choose_parallelism"]):

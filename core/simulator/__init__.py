@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.model import ExecutorFlow, Observations, Scenario
-from core.schedulers.base import Schedule
+from core.placement import Schedule
 from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES
 from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
 from core.simulator.errors import SimulationError

@@ -81,6 +81,18 @@ class TracePlan:
         return delay, cls > 0
 
 
+@dataclass(frozen=True, eq=False)
+class Step:
+    """The tuples one component processes, in canonical order."""
+
+    component: int
+    executor: np.ndarray  # global executor index
+    root: np.ndarray  # spout tuple (tree) each belongs to
+    service_s: np.ndarray  # service time of each, seconds
+    arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
+    sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
+
+
 def scenario_key(scenario: Scenario) -> int:
     """A 64-bit digest of the scenario's content, offered rate and observations left out."""
     data = scenario.to_json_dict()

@@ -47,23 +47,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from core.simulator.fifo import fifo_departures
-from core.simulator.plan import TracePlan, route_targets
+from core.simulator.plan import Step, TracePlan, route_targets
 from core.simulator.window import emissions, spout_queues, sweep_emissions
 
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
 PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
-
-
-@dataclass(frozen=True, eq=False)
-class Step:
-    """The tuples one component processes, in canonical order."""
-
-    component: int
-    executor: np.ndarray  # global executor index
-    root: np.ndarray  # spout tuple (tree) each belongs to
-    service_s: np.ndarray  # service time of each, seconds
-    arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
-    sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
 
 
 @dataclass(frozen=True, eq=False)

@@ -51,12 +51,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from core.simulator.trace import Step
+from core.simulator.plan import Step
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.comparison import with_observations
 from core.presets import preset
-from core.schedulers import SCHEDULERS, run_scheduler
+from core.schedulers import SCHEDULERS, run_scheduler, with_observations
 from core.simulator import observe
 from dashboard import compute
 
@@ -60,7 +59,7 @@ def test_aniello_online_observes_the_aniello_offline_panel_placement_once(lf_dia
     expected = observe(sc, offline.schedule, rate)
     assert compute.observed(text, rate, "aniello-online").observations == expected
     # the same placement a comparison at this rate gets
-    alone = run_scheduler(with_observations(sc, rate), "aniello-online")
+    alone = run_scheduler(with_observations(sc, rate, "aniello-offline"), "aniello-online")
     assert online.schedule.placement() == alone.placement()
     assert online.schedule.details["traffic_before"] == alone.details["traffic_before"]
 

@@ -3,9 +3,8 @@
 import pytest
 from test_optimal import key_of, small
 
-from core.comparison import NEEDS_OBSERVATIONS, with_observations
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, run_scheduler
+from core.schedulers import SCHEDULERS, feed, run_scheduler
 from core.schedulers.optimal import score_key
 from core.simulator.capacity import Evaluator
 
@@ -14,7 +13,7 @@ OTHERS = [s for s in SCHEDULERS if s not in ("optimal", "slotscope")]
 
 def other_scores(sc):
     for sid in OTHERS:
-        scenario = with_observations(sc, sc.workload.rate) if sid in NEEDS_OBSERVATIONS else sc
+        scenario = feed(sc, SCHEDULERS[sid], sc.workload.rate)
         result = run_scheduler(scenario, sid)
         # slotscope keeps the user's parallelism by default: compare with those that do too
         if result.ok and dict(result.parallelism) == dict(Evaluator(sc).graph.parallelism):

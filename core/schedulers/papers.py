@@ -1,0 +1,62 @@
+"""The schedulers from the papers, and the runtime observations some of them read.
+
+:data:`PAPERS` is the literal registry of the paper schedulers, each a pure
+function of (scenario, params): a scenario carries its runtime observations.
+The searches (``optimal``, ``slotscope``) sit above: ``slotscope`` starts from
+every scheduler here. The full registry, :data:`core.schedulers.SCHEDULERS`,
+sits above both.
+
+>>> list(PAPERS)[:3]
+['even', 'rstorm', 'aniello-offline']
+"""
+
+from __future__ import annotations
+
+import core.schedulers.aniello_offline as aniello_offline
+import core.schedulers.aniello_online as aniello_online
+import core.schedulers.even as even
+import core.schedulers.hetero as hetero
+import core.schedulers.lf as lf
+import core.schedulers.rstorm as rstorm
+import core.schedulers.top_storm as top_storm
+import core.schedulers.toss as toss
+from core.model import Scenario, with_changes
+from core.placement import Schedule
+from core.schedulers.base import SchedulerSpec, run_spec
+from core.simulator import observe
+
+PAPERS: dict[str, SchedulerSpec] = {
+    "even": even.SPEC,
+    "rstorm": rstorm.SPEC,
+    "aniello-offline": aniello_offline.SPEC,
+    "aniello-online": aniello_online.SPEC,
+    "toss": toss.SPEC,
+    "top-storm": top_storm.SPEC,
+    "lf": lf.SPEC,
+    "hetero": hetero.SPEC,
+}
+
+
+def with_observations(
+    scenario: Scenario, rate: float, running: str, current: Schedule | None = None
+) -> Scenario:
+    """The scenario with runtime observations from simulating ``running``'s placement
+    (``current`` when the caller has it already, e.g. the dashboard's memo).
+
+    A scenario that has observed traffic already is returned as it is.
+    """
+    if scenario.observations is not None and scenario.observations.traffic:
+        return scenario
+    current = current or run_spec(PAPERS[running], scenario)
+    return with_changes(scenario, observations=observe(scenario, current, rate))
+
+
+def feed(
+    scenario: Scenario, spec: SchedulerSpec, rate: float, current: Schedule | None = None
+) -> Scenario:
+    """The scenario ``spec`` schedules: fed observations of its ``running_placement``
+    when it has one (TOSS is not fed: its node workload is other topologies' load,
+    0 here, unless the scenario gives background load)."""
+    if spec.running_placement is None:
+        return scenario
+    return with_observations(scenario, rate, spec.running_placement, current)
