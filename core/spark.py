@@ -23,7 +23,6 @@ import threading
 import uuid
 import zipfile
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -35,11 +34,6 @@ MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
 PROGRESS_POLL_S = 0.2
 MASTER_CONNECT_TIMEOUT_S = 3.0
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")  # Spark's JVM logs: errors only
-
-
-# Who hears about progress when a caller passes no callback (the CLI sets it
-# while a command runs in a terminal, so a nested search reports too).
-PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("progress", default=None)
 
 
 class SparkUnavailable(RuntimeError):
@@ -198,8 +192,7 @@ def map_tasks(
     ``func`` must be a plain importable function returning plain values (e.g.
     ``core.comparison.run_task``, or ``optimal``'s solve or search tasks): the
     rows come back as they are, with no DataFrame in between.
-    Progress goes to ``progress`` or, when unset, to the listener of the
-    calling context (:data:`PROGRESS`).
+    Progress (tasks done, total) goes to ``progress`` when given.
 
     Raises
     ------
@@ -210,7 +203,6 @@ def map_tasks(
     """
     session = get_session(master)
     group = group or f"slotscope-{uuid.uuid4().hex[:12]}"
-    report = progress or PROGRESS.get()
 
     def job() -> list[Any]:
         sc = session.sparkContext
@@ -220,7 +212,7 @@ def map_tasks(
         finally:
             sc.setLocalProperty("spark.jobGroup.id", None)
 
-    return _watch(session, job, group, len(tasks), report)
+    return _watch(session, job, group, len(tasks), progress)
 
 
 def _watch(session, job, group: str, total: int, report) -> Any:

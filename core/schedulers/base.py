@@ -112,6 +112,9 @@ class SchedulerSpec:
     # (aniello-online reschedules what aniello-offline deployed, so "traffic
     # before/after" compares like with like). None: fed nothing.
     running_placement: str | None = None
+    # False for a scheduler that picks its own parallelism (hetero): searches
+    # that keep the user's parallelism need not run it as a starting point.
+    keeps_parallelism: bool = True
 
 
 def resolve_params(spec: SchedulerSpec, params: Mapping[str, Any] | None) -> dict[str, Any]:

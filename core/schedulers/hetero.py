@@ -355,6 +355,7 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
 
 SPEC = SchedulerSpec(
     id="hetero",
+    keeps_parallelism=False,
     name="Heterogeneity-aware (maximum throughput)",
     paper=(
         "H. Nasiri, S. Nasehi, A. Divband, M. Goudarzi, A scheduling algorithm to maximize "

@@ -74,7 +74,7 @@ def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
     Without ``choose_parallelism``, only those that keep the user's parallelism.
     """
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
-    ids = list(PAPERS)
+    ids = [sid for sid, spec in PAPERS.items() if choose_parallelism or spec.keeps_parallelism]
     asked = dict(build_graph(scenario).parallelism)
     for sid, shipped in zip(
         ids, mapper(start_task, [{"scenario": text, "scheduler": s} for s in ids]), strict=True

@@ -12,17 +12,17 @@ row where the single call would stop. So the scores are bit-for-bit those of
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
 from core.simulator.placed_rates import placed_unit_rates
-from core.simulator.results import Score
+from core.simulator.results import CORE_FLOOR, RHO_CAP, Score
 
-if TYPE_CHECKING:
-    from core.simulator.capacity import Evaluator
+# The scorer is a core.simulator.capacity.Evaluator, which imports this module.
+Evaluator = Any
 
 
 def _sums(keys: np.ndarray, weights: np.ndarray | None, bins: int) -> np.ndarray:
@@ -53,8 +53,6 @@ def _rates(ev: Evaluator, slot_of: np.ndarray):
 
 def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> list[Score]:
     """``[ev.score(row, rate) for row in slots]`` in one pass; ``slots`` is (B, E)."""
-    from core.simulator.capacity import CORE_FLOOR, RHO_CAP  # capacity imports this module
-
     t, nodes = ev.table, ev.nodes
     n_s, n_g, n_n = ev._dims
     slot_of = np.atleast_2d(np.asarray(slots, dtype=np.int64))

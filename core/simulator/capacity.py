@@ -56,11 +56,8 @@ from core.simulator.costs import (
 from core.simulator.errors import SimulationError
 from core.simulator.placed_rates import placed_unit_rates, rate_plan
 from core.simulator.rates import stream_table, unit_rates, visit_ratios
-from core.simulator.results import Analysis, Loads, Score
+from core.simulator.results import CORE_FLOOR, RHO_CAP, Analysis, Loads, Score
 from core.topology import build_graph
-
-RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
-CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
 
 
 class Evaluator:

@@ -13,6 +13,9 @@ import numpy as np
 
 from core.simulator.rates import UnitRates
 
+RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
+CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
+
 
 @dataclass(frozen=True)
 class Analysis:
