@@ -65,7 +65,6 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
     return params
 
 
-# --------------------------------------------------------------------------
 # commands
 
 
@@ -251,7 +250,6 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------
 # parser and entry point
 
 

@@ -250,7 +250,6 @@ def scenario_schema() -> dict[str, Any]:
     return schema
 
 
-# --------------------------------------------------------------------------
 # Loading and validation
 
 

@@ -106,7 +106,6 @@ def test_unreachable_master_is_one_clear_error():
         runner._check_master_reachable("spark://127.0.0.1:1")
 
 
-# --------------------------------------------------------------------------
 # a real standalone cluster: master and one worker from pyspark's spark-class
 
 

@@ -63,9 +63,7 @@ def test_editing_cores_and_parallelism_changes_the_placements(page):
     wait_until(lambda: executor_slots(page, "top-storm") != before)
     assert any("i5-m460" in slot for slot in executor_slots(page, "top-storm").values())
     # TOP-Storm Eq. 1 with Table 4's noOfFlop: 64 cores x 2.53 GHz x 5054 = 818,343.68
-    wait_until(
-        lambda: cell_element(page, ids.NODES_GRID, 4, "processing_speed").text == "818343.7"
-    )
+    wait_until(lambda: cell_element(page, ids.NODES_GRID, 4, "processing_speed").text == "818343.7")
 
     edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 16)  # split: 8 -> 16
     wait_until(lambda: executor_count(page, "even") == 36)

@@ -179,7 +179,6 @@ def test_hetero_skips_machines_without_slots():
     assert result.parallelism == {"spout": 1, "bolt": 1}
 
 
-# --------------------------------------------------------------------------
 # The authors' simulator (h-nasiri/Scheduling-Simulator, the paper's ref. [32]).
 # Profiling rows transcribed from its Scheduler_Simulator.py, per component
 # [InputRateDefault, alpha, Y, UtilizationDefault]: a task at input rate IR uses
