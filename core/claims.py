@@ -418,12 +418,13 @@ def _aniello() -> list[Claim]:
 # diagnosed, one reason per cause. The tests expect these misses (strict
 # xfail): a claim that starts to reproduce must have its entry removed.
 COMMUNICATION_UNDERCOSTED = (
-    "TOP-Storm packs these configurations' workers onto the one i7-8c, so slotscope's "
-    "capacity R* is capped by that node's 8 cores (84-90k tuples/s), while even's is "
-    "capped by its share on the 2-core i7-2c (79-91k/s): near parity. Raising the "
-    "(de)serialisation constants does not help (measured: 12x gives -10.6% for C1), since "
-    "workers on one node still exchange serialised tuples. A gain of 14-39% on one node "
-    "implies costs that grow with the nodes a topology spans, which slotscope does not model"
+    "TOP-Storm puts all or most of these configurations' workers on the one i7-8c, so "
+    "slotscope's capacity R* is capped by that node's 8 cores, while even's is capped by "
+    "its share on the 2-core i7-2c: near parity (WordCount C1: 84,390 vs 91,368 tuples/s). "
+    "Raising the (de)serialisation constants does not help (measured: 12x gives -10.6% for "
+    "C1), since workers on one node still exchange serialised tuples. A gain of 14-39% on "
+    "one node implies costs that grow with the nodes a topology spans, which slotscope "
+    "does not model"
 )
 RSTORM_TIGHTEST_NODE = (
     "R-Storm's minimum-distance rule (Peng et al. 2015) packs all 18 executors on the node "
