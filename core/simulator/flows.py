@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.simulator.rates import StreamTable, unit_rates
+from core.simulator.rates import StreamTable, flow_arrays
 
 
 def heaviest_flows(
     table: StreamTable, worker_of: np.ndarray | None, rate: float, limit: int
 ) -> list[tuple[str, str, float]]:
     """``executor_flows(table, worker_of, rate, limit)``, selected in linear time."""
-    everything = _flow_arrays(table, worker_of, rate)
+    everything = flow_arrays(table, worker_of, rate)
     if everything is None:
         return []
     u, v, r = everything
@@ -34,33 +34,3 @@ def heaviest_flows(
     return [
         (names[a], names[b], c) for a, b, c in zip(u.tolist(), v.tolist(), r.tolist(), strict=True)
     ]
-
-
-def _flow_arrays(table: StreamTable, worker_of: np.ndarray | None, rate: float):
-    """Sender, receiver and tuples/s of every non-zero flow, stream by stream.
-
-    The arrays :func:`core.simulator.rates.executor_flows` builds, built the same way.
-    """
-    rates = unit_rates(table, worker_of)
-    start = table.comp_start
-    src: list[np.ndarray] = []
-    dst: list[np.ndarray] = []
-    val: list[np.ndarray] = []
-    for k in range(len(table.streams)):
-        us = range(start[table.src_comp[k]], start[table.src_comp[k] + 1])
-        ds = range(start[table.dst_comp[k]], start[table.dst_comp[k] + 1])
-        out = rates.src_out[table.src_start[k] : table.src_start[k + 1]] * rate
-        pair = np.outer(out, table.weights[k])
-        if table.local[k]:
-            lam_u = rates.arrival[us.start : us.stop] * table.multiplier[k] * rate
-            wu, wd = worker_of[us.start : us.stop], worker_of[ds.start : ds.stop]
-            same = wu[:, None] == wd[None, :]
-            count = same.sum(axis=1, keepdims=True)
-            pair += np.where(same, lam_u[:, None] / np.maximum(count, 1), 0.0)
-        i, j = np.nonzero(pair)
-        src.append(i + us.start)
-        dst.append(j + ds.start)
-        val.append(pair[i, j])
-    if not val:
-        return None
-    return np.concatenate(src), np.concatenate(dst), np.concatenate(val)

@@ -304,8 +304,23 @@ def executor_flows(
     list of (str, str, float)
         (sending executor, receiving executor, tuples/s), stream by stream.
     """
+    everything = flow_arrays(table, worker_of, rate)
+    if everything is None:
+        return []
+    u, v, r = everything
+    if limit is not None and len(r) > limit:
+        keep = np.sort(np.argsort(-r, kind="stable")[:limit])
+        u, v, r = u[keep], v[keep], r[keep]
+    return [
+        (table.executors[a], table.executors[b], c)
+        for a, b, c in zip(u.tolist(), v.tolist(), r.tolist(), strict=True)
+    ]
+
+
+def flow_arrays(table: StreamTable, worker_of: np.ndarray | None, rate: float):
+    """Sender, receiver (executor indices) and tuples/s of every non-zero flow, stream by
+    stream; None when the topology has no streams."""
     rates = unit_rates(table, worker_of)
-    names = table.executors
     start = table.comp_start
     src: list[np.ndarray] = []
     dst: list[np.ndarray] = []
@@ -326,14 +341,8 @@ def executor_flows(
         dst.append(j + ds.start)
         val.append(pair[i, j])
     if not val:
-        return []
-    u, v, r = np.concatenate(src), np.concatenate(dst), np.concatenate(val)
-    if limit is not None and len(r) > limit:
-        keep = np.sort(np.argsort(-r, kind="stable")[:limit])
-        u, v, r = u[keep], v[keep], r[keep]
-    return [
-        (names[a], names[b], c) for a, b, c in zip(u.tolist(), v.tolist(), r.tolist(), strict=True)
-    ]
+        return None
+    return np.concatenate(src), np.concatenate(dst), np.concatenate(val)
 
 
 def _workers(table: StreamTable, placement: Mapping[str, object] | None) -> np.ndarray | None:
