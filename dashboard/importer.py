@@ -10,17 +10,15 @@ and keeps the current scenario. Nothing in an upload is executed.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from core.importers import import_documents, parse_document
-from core.model import MAX_SCENARIO_BYTES, ScenarioError
+from core.model import ScenarioError
 from dashboard import ids
 from dashboard.rows import scenario_outputs
-from dashboard.transfer import UPLOAD_GUARD_BYTES
+from dashboard.transfer import UPLOAD_GUARD_BYTES, upload_bytes
 
 MAX_FILES = 4  # Storm needs three responses; one more is always a mistake
 SOURCE_NAMES = {"storm": "the Storm UI REST API", "flink": "an Apache Flink job plan"}
@@ -45,18 +43,8 @@ def control() -> dcc.Upload:
 
 
 def decode(contents: str | None, filename: str | None) -> Any:
-    """Parsed JSON of one uploaded file (a ``data:...;base64,`` URL); ScenarioError if refused."""
-    source = filename or "upload"
-    if not contents or "," not in contents:
-        raise ScenarioError(source, "empty upload")
-    payload = contents.split(",", 1)[1]
-    size = len(payload) * 3 // 4
-    if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError(source, f"about {size:,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
-    try:
-        raw = base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        raise ScenarioError(source, "could not be read (not base64 data)") from None
+    """Parsed JSON of one uploaded file; ScenarioError if refused."""
+    raw, source = upload_bytes(contents, filename)
     return parse_document(raw, source)
 
 

@@ -74,8 +74,8 @@ def parse_present(search: str | None, schedulers: Iterable[str]) -> list[str] | 
     return pair if len(pair) == 2 else [s for s in PRESENT_DEFAULT if s in known]
 
 
-def decode_upload(contents: str | None, filename: str | None) -> Scenario:
-    """The scenario in an upload (a ``data:...;base64,`` URL); ScenarioError if refused."""
+def upload_bytes(contents: str | None, filename: str | None) -> tuple[bytes, str]:
+    """The bytes and name of one upload (a ``data:...;base64,`` URL); ScenarioError if refused."""
     source = filename or "upload"
     if not contents or "," not in contents:
         raise ScenarioError(source, "empty upload")
@@ -84,9 +84,14 @@ def decode_upload(contents: str | None, filename: str | None) -> Scenario:
     if size > MAX_SCENARIO_BYTES:
         raise ScenarioError(source, f"about {size:,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
     try:
-        raw = base64.b64decode(payload, validate=True)
+        return base64.b64decode(payload, validate=True), source
     except (binascii.Error, ValueError):
         raise ScenarioError(source, "could not be read (not base64 data)") from None
+
+
+def decode_upload(contents: str | None, filename: str | None) -> Scenario:
+    """The scenario in an upload; ScenarioError if refused."""
+    raw, source = upload_bytes(contents, filename)
     return parse_scenario(raw, source=source)
 
 
