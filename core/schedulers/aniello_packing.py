@@ -103,11 +103,17 @@ def pack(
     why = [""] * len(loads)
 
     def put(x: int, b: int, sign: int = 1) -> None:
-        bin_of[x] = b if sign > 0 else -1
         bins.put(b, loads[x], sign)
-        for o, r in adj[x].items():
-            near[o][b] += sign * r
-            near_all[o] += sign * r
+        if sign > 0:
+            bin_of[x] = b
+            for o, r in adj[x].items():
+                near[o][b] += r
+                near_all[o] += r
+        else:
+            bin_of[x] = -1
+            for o, r in adj[x].items():
+                near[o][b] -= r
+                near_all[o] -= r
 
     def single(x: int) -> int:
         b = bins.least_loaded(1, loads[x])
@@ -147,6 +153,8 @@ def pack(
         if best is None:
             raise Infeasible(f"no combination of {kind}s takes {item(x)} and {item(y)}")
         cost, bx, by = best
+        if bx == wx and by == wy:
+            continue  # both stay: most pairs once the hottest are placed
         moves = [(z, b, w) for z, b, w in ((x, bx, wx), (y, by, wy)) if b != w]
         for z, _, w in moves:
             if w >= 0:
@@ -185,26 +193,32 @@ def best_combination(
     out_x = near_all[x] - (rate if wy >= 0 else 0.0)  # x's other links, all crossing
     out_y = near_all[y] - (rate if wx >= 0 else 0.0)
     lx, ly = loads[x], loads[y]
-    per_bin = {}
+    near_x, near_y = near[x], near[y]
+    count, load, count_cap, load_cap = bins.count, bins.load, bins.count_cap, bins.load_cap
+    # per candidate: x fits, y fits, both fit, x's links crossing, y's links crossing
+    x_fits, y_fits, both_fit, x_cost, y_cost = [], [], [], [], []
     for b in cands:
-        count = bins.count[b] - (wx == b) - (wy == b)
-        held = bins.load[b] - (lx if wx == b else 0.0) - (ly if wy == b else 0.0)
-        cap, load_cap = bins.count_cap[b], bins.load_cap[b]
-        per_bin[b] = (
-            count + 1 <= cap and held + lx <= load_cap,  # x fits
-            count + 1 <= cap and held + ly <= load_cap,  # y fits
-            count + 2 <= cap and held + lx + ly <= load_cap,  # both fit
-            out_x - near[x].get(b, 0.0) + (rate if wy == b else 0.0),  # x's links crossing
-            out_y - near[y].get(b, 0.0) + (rate if wx == b else 0.0),
-        )
+        n = count[b] - (wx == b) - (wy == b)
+        held = load[b] - (lx if wx == b else 0.0) - (ly if wy == b else 0.0)
+        cap, room = count_cap[b], load_cap[b]
+        x_fits.append(n + 1 <= cap and held + lx <= room)
+        y_fits.append(n + 1 <= cap and held + ly <= room)
+        both_fit.append(n + 2 <= cap and held + lx + ly <= room)
+        x_cost.append(out_x - near_x.get(b, 0.0) + (rate if wy == b else 0.0))
+        y_cost.append(out_y - near_y.get(b, 0.0) + (rate if wx == b else 0.0))
     best = None
-    for bx in cands:
-        x_fits, _, both_fit, x_cost, _ = per_bin[bx]
-        for by in cands if x_fits else ():
-            _, y_fits, _, _, y_cost = per_bin[by]
-            together = by == bx
-            cost = x_cost + y_cost + (0.0 if together else rate)
-            if (both_fit if together else y_fits) and (best is None or cost < best[0] - _TIE):
+    for i, bx in enumerate(cands):
+        if not x_fits[i]:
+            continue
+        cost_x = x_cost[i]
+        for j, by in enumerate(cands):
+            if i == j:
+                cost = cost_x + y_cost[j] + 0.0
+                fits = both_fit[i]
+            else:
+                cost = cost_x + y_cost[j] + rate
+                fits = y_fits[j]
+            if fits and (best is None or cost < best[0] - _TIE):
                 best = (cost, bx, by)
     return best
 
