@@ -134,10 +134,11 @@ def pack(
             why[x], why[y] = f"{hot(y, rate)}: {why[x]}", f"{hot(x, rate)}: {why[y]}"
             continue
         if wx < 0 or wy < 0 or wx == wy:
-            cands = [max(wx, wy)]
+            cands = [wx if wx > wy else wy]
         else:
-            cands = [min(wx, wy), max(wx, wy)] if keep_order else [wx, wy]
-        extra = bins.least_loaded(1, max(loads[x], loads[y]))
+            cands = [wy, wx] if keep_order and wy < wx else [wx, wy]
+        lx, ly = loads[x], loads[y]
+        extra = bins.least_loaded(1, ly if ly > lx else lx)
         if extra is not None and extra not in cands:
             cands.append(extra)
         best = best_combination(x, y, rate, (wx, wy), cands, loads, bins, near, near_all)
@@ -254,7 +255,7 @@ def best_combination(
                 y_cost,
             )
         )
-    best = None
+    best, bar = None, 0.0  # bar: what a later combination must beat
     for bx, x_fits, _, both_fit, x_cost, _ in per_bin:
         if not x_fits:
             continue
@@ -262,12 +263,12 @@ def best_combination(
             if by == bx:
                 if both_fit:
                     cost = x_cost + y_cost + 0.0
-                    if best is None or cost < best[0] - _TIE:
-                        best = (cost, bx, by)
+                    if best is None or cost < bar:
+                        best, bar = (cost, bx, by), cost - _TIE
             elif y_fits:
                 cost = x_cost + y_cost + rate
-                if best is None or cost < best[0] - _TIE:
-                    best = (cost, bx, by)
+                if best is None or cost < bar:
+                    best, bar = (cost, bx, by), cost - _TIE
     return best
 
 
