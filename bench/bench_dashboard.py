@@ -1,8 +1,9 @@
 """The dashboard's speed: placement refresh per preset, first paint, Simulate to charts.
 
-Targets (issue 5): a placement refresh under 300 ms of server time for every
-preset; Simulate to filled charts under 10 s for WordCount with every
-scheduler on a warm Spark session.
+Targets (issues 5, 10 and 11): a placement refresh under 300 ms of server time
+for every preset, the x10 ones included; the page loaded with every panel drawn
+in under 3 s on the x10 presets; Simulate to filled charts under 10 s for
+WordCount with every scheduler on a warm Spark session.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from core.presets import PRESETS, preset_json
 
 SPARK_MASTER = "local[2]"
 PAINT_PRESET = "lf-diamond-x10"  # the largest: 400 executors on 80 slots
+PAINT_TARGET_S = 3.0  # page load to every panel drawn
 
 
 def refresh_times() -> None:
@@ -27,7 +29,8 @@ def refresh_times() -> None:
 
     Wall time is what a user waits for; CPU time (this process) is the figure to
     compare between runs on a shared machine. ``slotscope`` is also shown apart: it
-    re-runs every paper scheduler and then searches, so it dominates the larger presets.
+    starts from the placements the other panels computed, so its time is its local
+    search, which dominates the larger presets.
     """
     from dashboard import compute, panel_content
     from dashboard.registry import default_selection
@@ -130,9 +133,10 @@ def browser_times() -> None:
             driver.get(url)
             seconds = _wait(lambda: driver.execute_script(DOTS_JS), 120)
             total = time.perf_counter() - start
+            flag = "" if total < PAINT_TARGET_S else f"  (over {PAINT_TARGET_S:g} s)"
             print(
                 f"page load to every panel drawn, {PAINT_PRESET} ({label}): {total:.1f} s"
-                f" (after the request: {seconds:.1f} s)"
+                f" (after the request: {seconds:.1f} s){flag}"
             )
         driver.get(f"http://127.0.0.1:{port}/?preset=wordcount")
         _wait(lambda: driver.execute_script(DOTS_JS), 60)

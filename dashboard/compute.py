@@ -17,6 +17,10 @@ the ranking strip, the compare table and the what-if table:
   for the schedulers that read observations (the others do not depend on it);
 - :func:`evaluate`: :func:`placed` plus the analytic steady state at the rate.
 
+``slotscope`` starts from every paper scheduler's placement: it is handed the
+ones :func:`placed` has (or computes, once) instead of running them again
+(:func:`starting_placements`), so a refresh runs each paper scheduler once.
+
 Nothing here raises for bad input: a failure comes back as
 ``Evaluation.error``. Schedulers run in process (no Spark), on the scenario
 as edited (its own workload rate): the rate input sets what the placement is
@@ -29,22 +33,25 @@ import json
 import logging
 import math
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
 from core.schedulers import (
+    PAPERS,
     SCHEDULERS,
     Schedule,
     SchedulerError,
     get_scheduler,
     resolve_params,
     run_scheduler,
+    slotscope,
     with_observations,
 )
+from core.schedulers.base import run_spec
 from core.simulator import Analysis, analyze
 from core.topology import TopologyGraph, build_graph
 
@@ -103,7 +110,12 @@ def observation_rate(scheduler: str, rate: float) -> float | None:
     return float(rate) if SCHEDULERS[scheduler].running_placement else None
 
 
-@lru_cache(maxsize=64)
+# An observed x10 preset holds 20,000 flow models (40,000 objects the garbage collector
+# walks on every full pass): keep only the latest few; placed() keeps what they gave.
+OBSERVED_KEPT = 4
+
+
+@lru_cache(maxsize=OBSERVED_KEPT)
 def observed(text: str, rate: float, scheduler: str) -> Scenario:
     """The scenario with observations of what ``scheduler`` assumes is running, at ``rate``."""
     running = SCHEDULERS[scheduler].running_placement
@@ -129,7 +141,12 @@ def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Pl
     :func:`observation_rate`."""
     start = time.perf_counter()
     scenario = scenario_of(text) if rate is None else observed(text, rate, scheduler)
-    schedule = run_scheduler(scenario, scheduler, json.loads(params_key))
+    params = json.loads(params_key)
+    if scheduler == "slotscope":  # started from the memo's paper placements
+        spec = replace(SCHEDULERS[scheduler], run=_slotscope_from_page(text))
+        schedule = run_spec(spec, scenario, params)
+    else:
+        schedule = run_scheduler(scenario, scheduler, params)
     graph = graph_of(text, tuple(sorted(schedule.parallelism.items())))
     metrics = (
         placement_metrics(graph, schedule.placement()) if _fully_placed(graph, schedule) else None
@@ -159,23 +176,44 @@ def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) 
     return Evaluation(scheduler, p.schedule, p.graph, p.metrics, analysis, server_ms=elapsed)
 
 
-def starting_placements(text: str, rate: float) -> dict[str, Schedule]:
-    """The paper schedulers' successful placements the page has (or would have) computed,
-    with default parameters: where a search (``slotscope``) can start from instead of
-    running them again.
+def starting_placement(text: str, scheduler: str) -> Schedule | None:
+    """A paper scheduler's placement with default parameters, as ``slotscope`` starts
+    from it (at the scenario's own rate), from the memo; None when it did not succeed.
 
-    A search that takes its starting points as an argument gets them from here; today
-    ``slotscope`` runs the paper schedulers itself (see the module docstring of
-    ``core.schedulers.slotscope``).
+    The page's panel placement when the page's rate is the scenario's (the default).
     """
-    out = {}
-    for sid in SCHEDULERS:
-        if sid in SEARCHES:
-            continue
-        ev = evaluate(text, sid, "{}", rate)
-        if ev.schedule is not None and ev.schedule.ok:
-            out[sid] = ev.schedule
-    return out
+    rate = float(scenario_of(text).workload.rate)
+    key = resolved_params(scheduler, "{}")
+    schedule = placed(text, scheduler, key, observation_rate(scheduler, rate)).schedule
+    return schedule if schedule.ok else None
+
+
+def starting_placements(text: str) -> dict[str, Schedule]:
+    """Every paper scheduler's successful placement (:func:`starting_placement`)."""
+    starts = {sid: starting_placement(text, sid) for sid in PAPERS}
+    return {sid: s for sid, s in starts.items() if s is not None}
+
+
+def _slotscope_from_page(text: str) -> Callable[[Scenario, Mapping[str, Any]], Any]:
+    """``slotscope``'s search with a mapper that answers its starting tasks from the memo.
+
+    Each task names a paper scheduler and carries the scenario ``text`` parses to;
+    the answer is what :func:`core.schedulers.slotscope.start_task` would return.
+    """
+
+    def mapper(func: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        if func is not slotscope.start_task:
+            return list(map(func, tasks))
+        out = []
+        for task in tasks:
+            start = starting_placement(text, task["scheduler"])
+            out.append(None if start is None else start.to_dict())
+        return out
+
+    def run(scenario: Scenario, params: Mapping[str, Any]) -> Any:
+        return slotscope.search(scenario, params, mapper)
+
+    return run
 
 
 def clear_caches() -> None:

@@ -34,6 +34,7 @@ MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 AGGREGATE_EXECUTORS = 100  # above this many executors a slot is one pie of its components
 AGGREGATE_NODES = 20  # ... and above this many nodes
 PIE_SLICES = 16  # cytoscape draws at most 16 pie slices; smaller components share the last
+_PIE_KEYS = tuple((f"pie{i}c", f"pie{i}s") for i in range(1, PIE_SLICES + 1))
 
 Slot = tuple[str, int]
 
@@ -377,7 +378,8 @@ def slot_summary(executors: Sequence[str], colors: Mapping[str, str]) -> dict[st
         "label": str(len(executors)) if executors else "",
         "members": " ".join(executors),
     }
-    for i in range(1, PIE_SLICES + 1):
-        color, n = slices[i - 1] if i <= len(slices) else ("#ffffff", 0)
-        data[f"pie{i}c"], data[f"pie{i}s"] = color, round(100.0 * n / total, 3)
+    for (color_key, size_key), (color, n) in zip(_PIE_KEYS, slices, strict=False):
+        data[color_key], data[size_key] = color, round(100.0 * n / total, 3)
+    for color_key, size_key in _PIE_KEYS[len(slices) :]:
+        data[color_key], data[size_key] = "#ffffff", 0.0  # an empty slice
     return data

@@ -25,6 +25,7 @@ import numpy as np
 
 EPS = 1e-9  # float slack on capacity checks
 _TIE = 1e-6  # tuples/s: traffic differences below this are ties
+DENSE_CELLS = 1 << 22  # items x bins up to this: the traffic to placed neighbours is one array
 
 Pair = tuple[int, int, float]  # item, item, traffic (tuples/s)
 Flows = tuple[np.ndarray, np.ndarray, np.ndarray]  # the same pairs as three arrays
@@ -97,17 +98,13 @@ def pack(
     for i, j, r in pairs:
         adj[i][j] = adj[j][i] = r
     bin_of = [-1] * len(loads)
-    # traffic to placed neighbours, per bin (a defaultdict: put() is the hot loop)
-    near: list[defaultdict[int, float]] = [defaultdict(float) for _ in loads]
-    near_all = [0.0] * len(loads)  # traffic to all placed neighbours
+    add, near, near_all = neighbour_traffic(adj, len(bins.count_cap))
     why = [""] * len(loads)
 
     def put(x: int, b: int, sign: int = 1) -> None:
-        bin_of[x] = b if sign > 0 else -1
         bins.put(b, loads[x], sign)
-        for o, r in adj[x].items():
-            near[o][b] += sign * r
-            near_all[o] += sign * r
+        bin_of[x] = b if sign > 0 else -1
+        add(x, b, sign)
 
     def single(x: int) -> int:
         b = bins.least_loaded(1, loads[x])
@@ -137,16 +134,19 @@ def pack(
             why[x], why[y] = f"{hot(y, rate)}: {why[x]}", f"{hot(x, rate)}: {why[y]}"
             continue
         if wx < 0 or wy < 0 or wx == wy:
-            cands = [max(wx, wy)]
+            cands = [wx if wx > wy else wy]
         else:
-            cands = [min(wx, wy), max(wx, wy)] if keep_order else [wx, wy]
-        extra = bins.least_loaded(1, max(loads[x], loads[y]))
+            cands = [wy, wx] if keep_order and wy < wx else [wx, wy]
+        lx, ly = loads[x], loads[y]
+        extra = bins.least_loaded(1, ly if ly > lx else lx)
         if extra is not None and extra not in cands:
             cands.append(extra)
         best = best_combination(x, y, rate, (wx, wy), cands, loads, bins, near, near_all)
         if best is None:
             raise Infeasible(f"no combination of {kind}s takes {item(x)} and {item(y)}")
         cost, bx, by = best
+        if bx == wx and by == wy:
+            continue  # both stay: most pairs once the hottest are placed
         moves = [(z, b, w) for z, b, w in ((x, bx, wx), (y, by, wy)) if b != w]
         for z, _, w in moves:
             if w >= 0:
@@ -165,6 +165,50 @@ def pack(
     return np.array(bin_of, dtype=np.int64), why, adj
 
 
+def neighbour_traffic(
+    adj: Sequence[Mapping[int, float]], n_bins: int
+) -> tuple[Callable[[int, int, int], None], Callable[[int, int], float], Callable[[int], float]]:
+    """Each item's traffic to its placed neighbours: per bin, and in all.
+
+    Returns ``add(x, b, sign)``, called when item x enters (sign 1) or leaves (-1)
+    bin b; ``near(b, x)``, x's traffic to neighbours in b; ``near_all(x)``, to all
+    placed neighbours. Each sum is a running sum in the order of the calls, so
+    both layouts give the same floats: one array of bins x items (a placement
+    touches a neighbour row at once) when it holds at most ``DENSE_CELLS``,
+    else a dict of bins per item.
+    """
+    n = len(adj)
+    if n * n_bins <= DENSE_CELLS:
+        table, total = np.zeros((n_bins, n)), np.zeros(n)
+        others = [np.fromiter(a, dtype=np.int64, count=len(a)) for a in adj]
+        rates = [np.fromiter(a.values(), dtype=float, count=len(a)) for a in adj]
+
+        def add_dense(x: int, b: int, sign: int) -> None:
+            o, r, row = others[x], rates[x], table[b]
+            if sign > 0:
+                row[o] += r
+                total[o] += r
+            else:
+                row[o] -= r
+                total[o] -= r
+
+        return add_dense, table.item, total.item
+    near = [defaultdict(float) for _ in adj]
+    near_all = [0.0] * n
+
+    def add_sparse(x: int, b: int, sign: int) -> None:
+        if sign > 0:
+            for o, r in adj[x].items():
+                near[o][b] += r
+                near_all[o] += r
+        else:
+            for o, r in adj[x].items():
+                near[o][b] -= r
+                near_all[o] -= r
+
+    return add_sparse, lambda b, x: near[x].get(b, 0.0), near_all.__getitem__
+
+
 def best_combination(
     x: int,
     y: int,
@@ -173,8 +217,8 @@ def best_combination(
     cands: Sequence[int],
     loads: Sequence[float],
     bins: Bins,
-    near: Sequence[Mapping[int, float]],
-    near_all: Sequence[float],
+    near: Callable[[int, int], float],
+    near_all: Callable[[int], float],
 ) -> tuple[float, int, int] | None:
     """(crossing traffic, bin for x, bin for y), judged with x and y taken out.
 
@@ -182,30 +226,49 @@ def best_combination(
     authors' loops); ``None`` when no combination fits.
     """
     wx, wy = was
-    out_x = near_all[x] - (rate if wy >= 0 else 0.0)  # x's other links, all crossing
-    out_y = near_all[y] - (rate if wx >= 0 else 0.0)
+    out_x = near_all(x) - (rate if wy >= 0 else 0.0)  # x's other links, all crossing
+    out_y = near_all(y) - (rate if wx >= 0 else 0.0)
     lx, ly = loads[x], loads[y]
-    per_bin = {}
+    count, load, count_cap, load_cap = bins.count, bins.load, bins.count_cap, bins.load_cap
+    per_bin = []  # bin, x fits, y fits, both fit, x's links crossing, y's links crossing
     for b in cands:
-        count = bins.count[b] - (wx == b) - (wy == b)
-        held = bins.load[b] - (lx if wx == b else 0.0) - (ly if wy == b else 0.0)
-        cap, load_cap = bins.count_cap[b], bins.load_cap[b]
-        per_bin[b] = (
-            count + 1 <= cap and held + lx <= load_cap,  # x fits
-            count + 1 <= cap and held + ly <= load_cap,  # y fits
-            count + 2 <= cap and held + lx + ly <= load_cap,  # both fit
-            out_x - near[x].get(b, 0.0) + (rate if wy == b else 0.0),  # x's links crossing
-            out_y - near[y].get(b, 0.0) + (rate if wx == b else 0.0),
+        on_x, on_y = wx == b, wy == b
+        n, held = count[b] - on_x - on_y, load[b]
+        if on_x:
+            held -= lx
+        if on_y:
+            held -= ly
+        cap, room = count_cap[b], load_cap[b]
+        x_cost = out_x - near(b, x)
+        if on_y:
+            x_cost += rate
+        y_cost = out_y - near(b, y)
+        if on_x:
+            y_cost += rate
+        per_bin.append(
+            (
+                b,
+                n + 1 <= cap and held + lx <= room,
+                n + 1 <= cap and held + ly <= room,
+                n + 2 <= cap and held + lx + ly <= room,
+                x_cost,
+                y_cost,
+            )
         )
-    best = None
-    for bx in cands:
-        x_fits, _, both_fit, x_cost, _ = per_bin[bx]
-        for by in cands if x_fits else ():
-            _, y_fits, _, _, y_cost = per_bin[by]
-            together = by == bx
-            cost = x_cost + y_cost + (0.0 if together else rate)
-            if (both_fit if together else y_fits) and (best is None or cost < best[0] - _TIE):
-                best = (cost, bx, by)
+    best, bar = None, 0.0  # bar: what a later combination must beat
+    for bx, x_fits, _, both_fit, x_cost, _ in per_bin:
+        if not x_fits:
+            continue
+        for by, _, y_fits, _, _, y_cost in per_bin:
+            if by == bx:
+                if both_fit:
+                    cost = x_cost + y_cost + 0.0
+                    if best is None or cost < bar:
+                        best, bar = (cost, bx, by), cost - _TIE
+            elif y_fits:
+                cost = x_cost + y_cost + rate
+                if best is None or cost < bar:
+                    best, bar = (cost, bx, by), cost - _TIE
     return best
 
 
