@@ -32,6 +32,7 @@ def refresh_times() -> None:
     starts from the placements the other panels computed, so its time is its local
     search, which dominates the larger presets.
     """
+    import dashboard.app  # noqa: F401  (the server's process as served: gc.freeze after import)
     from dashboard import compute, panel_content
     from dashboard.registry import default_selection
 
