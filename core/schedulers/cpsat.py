@@ -83,7 +83,9 @@ class Solution:
     ``slots`` is the global slot of every executor (the Evaluator's order);
     ``bound`` the proven upper bound on R* (tuples/s, inf when none);
     ``status`` "optimal", "feasible" or "unknown"; ``exact`` False when the
-    model relaxes a placement-dependent grouping (local-or-shuffle).
+    model relaxes a placement-dependent grouping (local-or-shuffle);
+    ``model`` "per-executor" (this module) or "counts"
+    (:mod:`core.schedulers.cpsat_counts`).
     """
 
     slots: np.ndarray | None
@@ -93,6 +95,7 @@ class Solution:
     wall_s: float
     exact: bool
     variables: int
+    model: str = "per-executor"
 
 
 def _pairs(table, rates):

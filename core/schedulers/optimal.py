@@ -142,13 +142,14 @@ def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]
 
 def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """One CP-SAT solve (a task: plain JSON in, plain JSON out)."""
-    from core.schedulers.cpsat import solve  # loads OR-Tools (~1 s): only when a task solves
+    from core.schedulers import cpsat, cpsat_counts  # OR-Tools (~1 s): only when a task solves
 
     scenario = parsed_scenario(task["scenario"])
     ev = Evaluator(scenario)
     hint = greedy_placement(ev, scenario, len(ev.executors))
     if len(np.unique(hint)) > scenario.workers:
         hint = None
+    solve = cpsat_counts.solve if cpsat_counts.applies(ev) else cpsat.solve
     sol = solve(
         scenario, ev, task["time_limit"], task["workers"], hint=hint, symmetry=task["symmetry"]
     )
@@ -159,6 +160,7 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
         "wall_s": sol.wall_s,
         "exact": sol.exact,
         "variables": sol.variables,
+        "model": sol.model,
     }
 
 
@@ -185,7 +187,8 @@ def _cpsat_outcome(scenario: Scenario, result: Mapping[str, Any]) -> Outcome:
         else "no proven bound"
     )
     decisions = [
-        f"CP-SAT ({result['variables']:,} variables) in {result['wall_s']:.1f} s: {status}, "
+        f"CP-SAT, {result.get('model', 'per-executor')} model "
+        f"({result['variables']:,} variables) in {result['wall_s']:.1f} s: {status}, "
         f"{proof}; R* {score.max_rate:,.0f}/s, latency estimate "
         f"{score.latency_estimate_ms:.3f} ms, {score.nodes_used} nodes"
     ]

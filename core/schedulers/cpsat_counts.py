@@ -1,0 +1,277 @@
+"""The R*-maximising placement as a CP-SAT model over executor counts.
+
+When every component's executors are interchangeable (equal arrivals,
+every stream from all of one component's executors, with equal outputs, to
+all of another's, with equal shares: shuffle, all, fields with equal key
+mass, local-or-shuffle relaxed as shuffle), a placement is fixed up to
+symmetry by how many executors of each component sit in each slot. This
+model has those counts as variables instead of the per-executor booleans
+of :mod:`core.schedulers.cpsat`, so it stays small on hundreds of executors.
+
+Variables (component c with p_c executors, global slot g on node n(g)):
+
+- n[c, g] in [0, p_c], sum_g n[c, g] = p_c; N[c, n] = sum_(g on n) n[c, g];
+- u[g] (slot used) with n[c, g] <= p_c u[g], u[g] <= sum_c n[c, g] and
+  sum_g u[g] <= W; h[c, g] (c present in g) with n[c, g] <= p_c h[c, g];
+- for every stream k (c -> d): q[k, g] = n[c, g] n[d, g] (pairs of k in one
+  slot) and Q[k, n] = N[c, n] N[d, n] (pairs on one node), CP-SAT
+  multiplication constraints on small domains, so the model is exact.
+
+Loads per unit R, with f_k = o_k w_k the flow of one pair of k (o_k: tuples
+one sender of c sends, w_k: one receiver's share) and the per-executor
+model's integer coefficients (same ``SCALE_TOP`` scaling, same rounding):
+
+1. thread, enforced when h[c, g]: a_c t_(c n(g)) + sum_(k out of c)
+   f_k sigma_k (p_d - n[d, g]) + sum_(k into c) f_k delta_k (p_b - n[b, g]) <= L;
+2. node CPU: sum_c a_c t_cn N[c, n] + sum_k f_k sigma_k (p_d N[c, n] - S[k, n])
+   + f_k delta_k (p_c N[d, n] - S[k, n]) <= L (cores_n - sum_c f_cn N[c, n]),
+   S[k, n] = sum_(g on n) q[k, g], the product L N[c, n] a multiplication
+   variable (only with fixed overheads f);
+3. NIC: 8 b_k f_k (p_d N[c, n] - Q[k, n]) summed over k <= L B_n, and the
+   same with p_c N[d, n] (inbound).
+
+These are the per-executor model's loads with its pair indicators summed,
+so both have the same integer optimum. Symmetry breaking: within a node,
+slots are sorted by the first component's count, then by use; identical
+nodes are ordered by slots used. Counts decode to per-executor slots in
+executor order (the first n[c, g0] executors of c to slot g0, ...).
+
+References
+----------
+.. [1] L. Perron, F. Didier, "CP-SAT", OR-Tools v9.12, Google, 2024.
+   https://developers.google.com/optimization
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from core.model import Scenario
+from core.simulator.capacity import Evaluator
+from core.simulator.costs import (
+    BITS_PER_BYTE,
+    deserialize_s,
+    node_arrays,
+    serialize_s,
+    service_matrix,
+)
+from core.simulator.rates import unit_rates
+
+SCALE_TOP = 10**7  # as core.schedulers.cpsat: the largest load in integer units
+LARGE = 60  # executors above which the per-executor model is too large to solve
+
+
+@dataclass(frozen=True)
+class Flow:
+    """Stream ``k`` from component ``src`` to ``dst``: ``f`` per executor pair."""
+
+    k: int
+    src: int
+    dst: int
+    f: float
+
+
+def _rates(table):
+    return unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
+
+
+def flows(table, rates) -> list[Flow] | None:
+    """The per-stream pair flows, or None when some executors are not interchangeable."""
+    starts = [int(v) for v in table.comp_start]
+    for c in range(len(starts) - 1):
+        a = rates.arrival[starts[c] : starts[c + 1]]
+        if len(a) and not np.allclose(a, a[0], rtol=1e-12, atol=0.0):
+            return None
+    comp = table.exec_comp
+    out = []
+    for k in range(len(table.streams)):
+        srcs = table.src_ex[table.src_start[k] : table.src_start[k + 1]]
+        o = rates.src_out[table.src_start[k] : table.src_start[k + 1]]
+        mask = table.tgt_sid == k
+        tgts, w = table.tgt_ex[mask], table.tgt_w[mask]
+        if not len(srcs) or not len(tgts):
+            continue
+        c, d = int(comp[srcs[0]]), int(comp[tgts[0]])
+        whole_c = sorted(srcs.tolist()) == list(range(starts[c], starts[c + 1]))
+        whole_d = sorted(tgts.tolist()) == list(range(starts[d], starts[d + 1]))
+        if c == d or not (whole_c and whole_d):
+            return None
+        if not (np.allclose(o, o[0], rtol=1e-12, atol=0.0) and np.allclose(w, w[0], rtol=1e-12)):
+            return None
+        if o[0] * w[0] > 0:
+            out.append(Flow(k, c, d, float(o[0] * w[0])))
+    return out
+
+
+def applies(ev: Evaluator) -> bool:
+    """True when the count model is exact for ``ev`` and the per-executor one too large."""
+    return len(ev.table.executors) > LARGE and flows(ev.table, _rates(ev.table)) is not None
+
+
+def solve(
+    scenario: Scenario,
+    ev: Evaluator,
+    time_limit_s: float,
+    workers: int = 2,
+    hint: np.ndarray | None = None,
+    symmetry: bool = True,
+):
+    """Maximise R* over executor counts per slot (see module doc).
+
+    Same parameters and result (:class:`core.schedulers.cpsat.Solution`) as
+    :func:`core.schedulers.cpsat.solve`; raises ValueError when the
+    executors of some component are not interchangeable.
+    """
+    from core.schedulers.cpsat import Solution
+
+    table = ev.table
+    rates = _rates(table)
+    fl = flows(table, rates)
+    if fl is None:
+        raise ValueError("the count model needs interchangeable executors")
+    nodes = node_arrays(scenario)
+    service, fixed = service_matrix(ev.graph, scenario)
+    exact = not table.has_local
+    ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
+    deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
+    starts = [int(v) for v in table.comp_start]
+    n_c, n_n, n_g = len(starts) - 1, len(nodes.ids), nodes.slots
+    size = [starts[c + 1] - starts[c] for c in range(n_c)]
+    arrival = [float(rates.arrival[starts[c]]) if size[c] else 0.0 for c in range(n_c)]
+    node_of = np.repeat(np.arange(n_n), np.diff(nodes.slot_start))
+    slots_of = [range(int(nodes.slot_start[n]), int(nodes.slot_start[n + 1])) for n in range(n_n)]
+    nic_per_bit = 1.0 / nodes.nic_bits_per_s
+    pairs = [size[x.src] * size[x.dst] for x in fl]
+
+    worst = sum(size[c] * arrival[c] * float(service[c].max()) for c in range(n_c))
+    worst += sum(p * x.f * (ser[x.k] + deser[x.k]) for p, x in zip(pairs, fl, strict=True))
+    worst += sum(
+        p * x.f * table.tuple_bytes[x.k] * BITS_PER_BYTE for p, x in zip(pairs, fl, strict=True)
+    ) * float(nic_per_bit.max())
+    scale = SCALE_TOP / worst if worst > 0 else 1.0
+
+    def q(v: float) -> int:
+        return int(round(v * scale))
+
+    m = cp_model.CpModel()
+    cnt = [[m.NewIntVar(0, size[c], f"n{c}_{g}") for g in range(n_g)] for c in range(n_c)]
+    has = [[m.NewBoolVar(f"h{c}_{g}") for g in range(n_g)] for c in range(n_c)]
+    tot = [[m.NewIntVar(0, size[c], f"N{c}_{n}") for n in range(n_n)] for c in range(n_c)]
+    u = [m.NewBoolVar(f"u{g}") for g in range(n_g)]
+    lim = m.NewIntVar(0, SCALE_TOP * 4, "L")
+    for c in range(n_c):
+        m.Add(sum(cnt[c]) == size[c])
+        for g in range(n_g):
+            m.Add(cnt[c][g] <= size[c] * has[c][g])
+            m.AddImplication(has[c][g], u[g])
+        for n in range(n_n):
+            m.Add(tot[c][n] == sum(cnt[c][g] for g in slots_of[n]))
+    for g in range(n_g):
+        m.Add(u[g] <= sum(cnt[c][g] for c in range(n_c)))
+    m.Add(sum(u) <= scenario.workers)
+    if symmetry:
+        _break_symmetry(m, scenario, nodes, u, cnt[0] if n_c else None)
+
+    same_slot, same_node = [], []
+    for i, x in enumerate(fl):
+        top = pairs[i]
+        qs = []
+        for g in range(n_g):
+            v = m.NewIntVar(0, min(top, size[x.src] * size[x.dst]), f"q{x.k}_{g}")
+            m.AddMultiplicationEquality(v, [cnt[x.src][g], cnt[x.dst][g]])
+            qs.append(v)
+        same_slot.append(qs)
+        qn = []
+        for n in range(n_n):
+            v = m.NewIntVar(0, top, f"Q{x.k}_{n}")
+            m.AddMultiplicationEquality(v, [tot[x.src][n], tot[x.dst][n]])
+            qn.append(v)
+        same_node.append(qn)
+
+    cs = [q(x.f * ser[x.k]) for x in fl]
+    cd = [q(x.f * deser[x.k]) for x in fl]
+    for c in range(n_c):
+        for g in range(n_g):
+            terms = [q(arrival[c] * service[c, node_of[g]])]
+            for i, x in enumerate(fl):
+                if x.src == c:
+                    terms.append(cs[i] * (size[x.dst] - cnt[x.dst][g]))
+                if x.dst == c:
+                    terms.append(cd[i] * (size[x.src] - cnt[x.src][g]))
+            m.Add(sum(terms) <= lim).OnlyEnforceIf(has[c][g])
+    has_fixed = bool(fixed.any())
+    for n in range(n_n):
+        load = [q(arrival[c] * service[c, n]) * tot[c][n] for c in range(n_c)]
+        nic_out, nic_in = [], []
+        for i, x in enumerate(fl):
+            s_kn = sum(same_slot[i][g] for g in slots_of[n])
+            load.append(cs[i] * (size[x.dst] * tot[x.src][n] - s_kn))
+            load.append(cd[i] * (size[x.src] * tot[x.dst][n] - s_kn))
+            nb = x.f * table.tuple_bytes[x.k] * BITS_PER_BYTE
+            if nb > 0:
+                cb = q(nb * nic_per_bit[n])
+                nic_out.append(cb * (size[x.dst] * tot[x.src][n] - same_node[i][n]))
+                nic_in.append(cb * (size[x.src] * tot[x.dst][n] - same_node[i][n]))
+        held = []
+        if has_fixed:
+            for c in range(n_c):
+                fe = int(round(fixed[c, n] * 1000))
+                if fe and size[c]:
+                    p = m.NewIntVar(0, SCALE_TOP * 4 * size[c], f"p{c}_{n}")
+                    m.AddMultiplicationEquality(p, [tot[c][n], lim])
+                    held.append(fe * p)
+        m.Add(1000 * sum(load) + sum(held) <= lim * int(round(float(nodes.cores[n]) * 1000)))
+        if nic_out:
+            m.Add(sum(nic_out) <= lim)
+            m.Add(sum(nic_in) <= lim)
+    m.Minimize(lim)
+    if hint is not None:
+        h = np.asarray(hint)
+        for c in range(n_c):
+            counts = np.bincount(h[starts[c] : starts[c + 1]], minlength=n_g)
+            for g in range(n_g):
+                m.AddHint(cnt[c][g], int(counts[g]))
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit_s)
+    solver.parameters.num_search_workers = int(workers)
+    code = solver.Solve(m)
+    status = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(code, "unknown")
+    variables = len(m.Proto().variables)
+    if status == "unknown":
+        return Solution(None, status, math.inf, 0.0, solver.WallTime(), exact, variables, "counts")
+    counts = [[solver.Value(cnt[c][g]) for g in range(n_g)] for c in range(n_c)]
+    slots = decode(counts)
+    best_l = solver.BestObjectiveBound()
+    bound = math.inf if best_l <= 0 else scale / best_l
+    value = solver.ObjectiveValue()
+    model_rate = math.inf if value <= 0 else scale / value
+    return Solution(slots, status, bound, model_rate, solver.WallTime(), exact, variables, "counts")
+
+
+def decode(counts: list[list[int]]) -> np.ndarray:
+    """Per-executor global slots: component by component, slots in order of their counts."""
+    out = [g for row in counts for g, k in enumerate(row) for _ in range(int(k))]
+    return np.asarray(out, dtype=np.int64)
+
+
+def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, nodes, u, first) -> None:
+    """Slots of a node sorted by (first component's count, used); identical nodes by use."""
+    classes: dict[str, list[int]] = {}
+    for n, node in enumerate(scenario.cluster.nodes):
+        lo, hi = int(nodes.slot_start[n]), int(nodes.slot_start[n + 1])
+        for g in range(lo, hi - 1):
+            m.AddImplication(u[g + 1], u[g])
+            if first is not None:
+                m.Add(first[g] >= first[g + 1])
+        key = tuple(sorted(node.model_dump(exclude={"id"}).items(), key=lambda kv: kv[0]))
+        classes.setdefault(repr(key), []).append(n)
+    for members in classes.values():
+        for a, b in zip(members, members[1:], strict=False):
+            ua = u[int(nodes.slot_start[a]) : int(nodes.slot_start[a + 1])]
+            ub = u[int(nodes.slot_start[b]) : int(nodes.slot_start[b + 1])]
+            m.Add(sum(ua) >= sum(ub))
