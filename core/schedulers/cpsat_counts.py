@@ -139,11 +139,9 @@ def solve(
     ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
     deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
     starts = [int(v) for v in table.comp_start]
-    n_c, n_n, n_g = len(starts) - 1, len(nodes.ids), nodes.slots
+    n_c, n_n = len(starts) - 1, len(nodes.ids)
     size = [starts[c + 1] - starts[c] for c in range(n_c)]
     arrival = [float(rates.arrival[starts[c]]) if size[c] else 0.0 for c in range(n_c)]
-    node_of = np.repeat(np.arange(n_n), np.diff(nodes.slot_start))
-    slots_of = [range(int(nodes.slot_start[n]), int(nodes.slot_start[n + 1])) for n in range(n_n)]
     nic_per_bit = 1.0 / nodes.nic_bits_per_s
     pairs = [size[x.src] * size[x.dst] for x in fl]
 
@@ -158,71 +156,59 @@ def solve(
         return int(round(v * scale))
 
     m = cp_model.CpModel()
-    cnt = [[m.NewIntVar(0, size[c], f"n{c}_{g}") for g in range(n_g)] for c in range(n_c)]
-    has = [[m.NewBoolVar(f"h{c}_{g}") for g in range(n_g)] for c in range(n_c)]
-    tot = [[m.NewIntVar(0, size[c], f"N{c}_{n}") for n in range(n_n)] for c in range(n_c)]
-    u = [m.NewBoolVar(f"u{g}") for g in range(n_g)]
+    cnt = [[m.NewIntVar(0, size[c], f"N{c}_{n}") for n in range(n_n)] for c in range(n_c)]
+    has = [[m.NewBoolVar(f"h{c}_{n}") for n in range(n_n)] for c in range(n_c)]
+    used = [m.NewBoolVar(f"v{n}") for n in range(n_n)]
     lim = m.NewIntVar(0, SCALE_TOP * 4, "L")
     for c in range(n_c):
         m.Add(sum(cnt[c]) == size[c])
-        for g in range(n_g):
-            m.Add(cnt[c][g] <= size[c] * has[c][g])
-            m.AddImplication(has[c][g], u[g])
         for n in range(n_n):
-            m.Add(tot[c][n] == sum(cnt[c][g] for g in slots_of[n]))
-    for g in range(n_g):
-        m.Add(u[g] <= sum(cnt[c][g] for c in range(n_c)))
-    m.Add(sum(u) <= scenario.workers)
-    if symmetry:
-        _break_symmetry(m, scenario, nodes, u, cnt[0] if n_c else None)
-
-    same_slot, same_node = [], []
-    for i, x in enumerate(fl):
-        top = pairs[i]
-        qs = []
-        for g in range(n_g):
-            v = m.NewIntVar(0, min(top, size[x.src] * size[x.dst]), f"q{x.k}_{g}")
-            m.AddMultiplicationEquality(v, [cnt[x.src][g], cnt[x.dst][g]])
-            qs.append(v)
-        same_slot.append(qs)
-        qn = []
+            m.Add(cnt[c][n] <= size[c] * has[c][n])
+            m.AddImplication(has[c][n], used[n])
+    for n in range(n_n):
+        m.Add(used[n] <= sum(cnt[c][n] for c in range(n_c)))
+    m.Add(sum(used) <= scenario.workers)
+    if symmetry and n_c:
+        _break_symmetry(m, scenario, cnt[0])
+    same = []
+    for x in fl:
+        row = []
         for n in range(n_n):
-            v = m.NewIntVar(0, top, f"Q{x.k}_{n}")
-            m.AddMultiplicationEquality(v, [tot[x.src][n], tot[x.dst][n]])
-            qn.append(v)
-        same_node.append(qn)
+            v = m.NewIntVar(0, size[x.src] * size[x.dst], f"Q{x.k}_{n}")
+            m.AddMultiplicationEquality(v, [cnt[x.src][n], cnt[x.dst][n]])
+            row.append(v)
+        same.append(row)
 
     cs = [q(x.f * ser[x.k]) for x in fl]
     cd = [q(x.f * deser[x.k]) for x in fl]
     for c in range(n_c):
-        for g in range(n_g):
-            terms = [q(arrival[c] * service[c, node_of[g]])]
+        for n in range(n_n):
+            terms = [q(arrival[c] * service[c, n])]
             for i, x in enumerate(fl):
                 if x.src == c:
-                    terms.append(cs[i] * (size[x.dst] - cnt[x.dst][g]))
+                    terms.append(cs[i] * (size[x.dst] - cnt[x.dst][n]))
                 if x.dst == c:
-                    terms.append(cd[i] * (size[x.src] - cnt[x.src][g]))
-            m.Add(sum(terms) <= lim).OnlyEnforceIf(has[c][g])
+                    terms.append(cd[i] * (size[x.src] - cnt[x.src][n]))
+            m.Add(sum(terms) <= lim).OnlyEnforceIf(has[c][n])
     has_fixed = bool(fixed.any())
     for n in range(n_n):
-        load = [q(arrival[c] * service[c, n]) * tot[c][n] for c in range(n_c)]
+        load = [q(arrival[c] * service[c, n]) * cnt[c][n] for c in range(n_c)]
         nic_out, nic_in = [], []
         for i, x in enumerate(fl):
-            s_kn = sum(same_slot[i][g] for g in slots_of[n])
-            load.append(cs[i] * (size[x.dst] * tot[x.src][n] - s_kn))
-            load.append(cd[i] * (size[x.src] * tot[x.dst][n] - s_kn))
+            load.append(cs[i] * (size[x.dst] * cnt[x.src][n] - same[i][n]))
+            load.append(cd[i] * (size[x.src] * cnt[x.dst][n] - same[i][n]))
             nb = x.f * table.tuple_bytes[x.k] * BITS_PER_BYTE
             if nb > 0:
                 cb = q(nb * nic_per_bit[n])
-                nic_out.append(cb * (size[x.dst] * tot[x.src][n] - same_node[i][n]))
-                nic_in.append(cb * (size[x.src] * tot[x.dst][n] - same_node[i][n]))
+                nic_out.append(cb * (size[x.dst] * cnt[x.src][n] - same[i][n]))
+                nic_in.append(cb * (size[x.src] * cnt[x.dst][n] - same[i][n]))
         held = []
         if has_fixed:
             for c in range(n_c):
                 fe = int(round(fixed[c, n] * 1000))
                 if fe and size[c]:
                     p = m.NewIntVar(0, SCALE_TOP * 4 * size[c], f"p{c}_{n}")
-                    m.AddMultiplicationEquality(p, [tot[c][n], lim])
+                    m.AddMultiplicationEquality(p, [cnt[c][n], lim])
                     held.append(fe * p)
         m.Add(1000 * sum(load) + sum(held) <= lim * int(round(float(nodes.cores[n]) * 1000)))
         if nic_out:
@@ -230,11 +216,11 @@ def solve(
             m.Add(sum(nic_in) <= lim)
     m.Minimize(lim)
     if hint is not None:
-        h = np.asarray(hint)
+        h = nodes.slot_node[np.asarray(hint)]
         for c in range(n_c):
-            counts = np.bincount(h[starts[c] : starts[c + 1]], minlength=n_g)
-            for g in range(n_g):
-                m.AddHint(cnt[c][g], int(counts[g]))
+            counts = np.bincount(h[starts[c] : starts[c + 1]], minlength=n_n)
+            for n in range(n_n):
+                m.AddHint(cnt[c][n], int(counts[n]))
 
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit_s)
@@ -244,8 +230,8 @@ def solve(
     variables = len(m.Proto().variables)
     if status == "unknown":
         return Solution(None, status, math.inf, 0.0, solver.WallTime(), exact, variables, "counts")
-    counts = [[solver.Value(cnt[c][g]) for g in range(n_g)] for c in range(n_c)]
-    slots = decode(counts)
+    counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
+    slots = nodes.slot_start[decode(counts)].astype(np.int64)
     best_l = solver.BestObjectiveBound()
     bound = math.inf if best_l <= 0 else scale / best_l
     value = solver.ObjectiveValue()
@@ -254,24 +240,17 @@ def solve(
 
 
 def decode(counts: list[list[int]]) -> np.ndarray:
-    """Per-executor global slots: component by component, slots in order of their counts."""
+    """Per-executor nodes: component by component, nodes in order of their counts."""
     out = [g for row in counts for g, k in enumerate(row) for _ in range(int(k))]
     return np.asarray(out, dtype=np.int64)
 
 
-def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, nodes, u, first) -> None:
-    """Slots of a node sorted by (first component's count, used); identical nodes by use."""
+def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, first) -> None:
+    """Nodes with identical hardware ordered by the first component's count."""
     classes: dict[str, list[int]] = {}
     for n, node in enumerate(scenario.cluster.nodes):
-        lo, hi = int(nodes.slot_start[n]), int(nodes.slot_start[n + 1])
-        for g in range(lo, hi - 1):
-            m.AddImplication(u[g + 1], u[g])
-            if first is not None:
-                m.Add(first[g] >= first[g + 1])
         key = tuple(sorted(node.model_dump(exclude={"id"}).items(), key=lambda kv: kv[0]))
         classes.setdefault(repr(key), []).append(n)
     for members in classes.values():
         for a, b in zip(members, members[1:], strict=False):
-            ua = u[int(nodes.slot_start[a]) : int(nodes.slot_start[a + 1])]
-            ub = u[int(nodes.slot_start[b]) : int(nodes.slot_start[b + 1])]
-            m.Add(sum(ua) >= sum(ub))
+            m.Add(first[a] >= first[b])
