@@ -99,9 +99,10 @@ def test_large_lf_preset_gets_a_placement_and_a_bound():
     sol = cpsat_counts.solve(sc, ev, 20.0)
     assert sol.status in ("optimal", "feasible") and not sol.exact
     assert math.isfinite(sol.bound)
-    # local-or-shuffle is modelled as shuffle: the bound is the relaxed model's
+    # local-or-shuffle is modelled as shuffle: the bound is the relaxed model's, and the
+    # exact re-score differs (local receivers take a worker's whole output)
     assert 0 < sol.model_rate <= sol.bound * (1 + 1e-6)
-    assert ev.score(sol.slots).max_rate == pytest.approx(sol.model_rate, rel=0.05)
+    assert 0.5 * sol.model_rate < ev.score(sol.slots).max_rate < 2 * sol.model_rate
     assert np.unique(sol.slots).size <= sc.workers
 
 
