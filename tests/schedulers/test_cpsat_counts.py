@@ -113,3 +113,13 @@ def test_optimal_says_which_model_ran():
     small = run_scheduler(preset("lf-ascent"), "optimal", {"time_limit": 20})
     assert small.decisions[0].startswith("CP-SAT, per-executor model")
     assert small.details["status"] == "optimal"
+
+
+def test_local_or_shuffle_keeps_the_better_of_start_and_relaxed_placement():
+    # lf-diamond-x10-lsp: one proportional worker per node keeps every stream local
+    sc = preset("lf-diamond-x10-lsp")
+    result = run_scheduler(sc, "optimal", {"time_limit": 3})
+    assert result.details["status"] == "feasible (local-or-shuffle relaxed)"
+    assert result.details["bound"] is None
+    assert result.details["max_rate"] == pytest.approx(200_000.0, rel=1e-6)
+    assert any("greedy start placement" in d for d in result.decisions)
