@@ -5,36 +5,45 @@ every stream from all of one component's executors, with equal outputs, to
 all of another's, with equal shares: shuffle, all, fields with equal key
 mass, local-or-shuffle relaxed as shuffle), a placement is fixed up to
 symmetry by how many executors of each component sit in each slot. This
-model has those counts as variables instead of the per-executor booleans
-of :mod:`core.schedulers.cpsat`, so it stays small on hundreds of executors.
+model has counts as variables instead of the per-executor booleans of
+:mod:`core.schedulers.cpsat`, so it stays small on hundreds of executors.
 
-Variables (component c with p_c executors, global slot g on node n(g)):
+One worker per node is enough. Moving all of a node's executors into one of
+its slots raises no load: a thread's serialisation falls (more of its
+receivers share its worker), the node's CPU falls (more pairs in one
+worker), the NIC is unchanged, and no more workers are used. So the model
+counts executors per node and decodes them into the node's first slot (no
+bound of the analytic model limits a worker; memory is only warned about).
 
-- n[c, g] in [0, p_c], sum_g n[c, g] = p_c; N[c, n] = sum_(g on n) n[c, g];
-- u[g] (slot used) with n[c, g] <= p_c u[g], u[g] <= sum_c n[c, g] and
-  sum_g u[g] <= W; h[c, g] (c present in g) with n[c, g] <= p_c h[c, g];
-- for every stream k (c -> d): q[k, g] = n[c, g] n[d, g] (pairs of k in one
-  slot) and Q[k, n] = N[c, n] N[d, n] (pairs on one node), CP-SAT
-  multiplication constraints on small domains, so the model is exact.
+Variables (component c with p_c executors, node n):
+
+- N[c, n] in [0, p_c], sum_n N[c, n] = p_c;
+- v[n] (node used) with N[c, n] <= p_c h[c, n], h[c, n] => v[n],
+  v[n] <= sum_c N[c, n] and sum_n v[n] <= W (h[c, n]: c is on n);
+- for every stream k (c -> d): Q[k, n] = N[c, n] N[d, n] (pairs of k in
+  the node's worker), a CP-SAT multiplication constraint, so the model is
+  exact.
 
 Loads per unit R, with f_k = o_k w_k the flow of one pair of k (o_k: tuples
 one sender of c sends, w_k: one receiver's share) and the per-executor
 model's integer coefficients (same ``SCALE_TOP`` scaling, same rounding):
 
-1. thread, enforced when h[c, g]: a_c t_(c n(g)) + sum_(k out of c)
-   f_k sigma_k (p_d - n[d, g]) + sum_(k into c) f_k delta_k (p_b - n[b, g]) <= L;
-2. node CPU: sum_c a_c t_cn N[c, n] + sum_k f_k sigma_k (p_d N[c, n] - S[k, n])
-   + f_k delta_k (p_c N[d, n] - S[k, n]) <= L (cores_n - sum_c f_cn N[c, n]),
-   S[k, n] = sum_(g on n) q[k, g], the product L N[c, n] a multiplication
-   variable (only with fixed overheads f);
+1. thread, enforced when h[c, n]: a_c t_cn + sum_(k out of c)
+   f_k sigma_k (p_d - N[d, n]) + sum_(k into c) f_k delta_k (p_b - N[b, n]) <= L;
+2. node CPU: sum_c a_c t_cn N[c, n] + sum_k f_k sigma_k (p_d N[c, n] - Q[k, n])
+   + f_k delta_k (p_c N[d, n] - Q[k, n]) <= L (cores_n - sum_c f_cn N[c, n]),
+   the product L N[c, n] a multiplication variable (only with fixed
+   overheads f);
 3. NIC: 8 b_k f_k (p_d N[c, n] - Q[k, n]) summed over k <= L B_n, and the
    same with p_c N[d, n] (inbound).
 
-These are the per-executor model's loads with its pair indicators summed,
-so both have the same integer optimum. Symmetry breaking: within a node,
-slots are sorted by the first component's count, then by use; identical
-nodes are ordered by slots used. Counts decode to per-executor slots in
-executor order (the first n[c, g0] executors of c to slot g0, ...).
+These are the per-executor model's loads with its pair indicators summed
+(at its optimum too one worker per node suffices), so both have the same
+integer optimum. Symmetry breaking: nodes with identical hardware are
+ordered by the first component's count. Counts decode in executor order
+(the first N[c, n0] executors of c to node n0, ...). The proven bound is
+weak on the x10 presets (the products' linear relaxation lets every pair
+share a worker), so large cases end "feasible" with the gap printed.
 
 References
 ----------

@@ -9,7 +9,11 @@ candidates apart below saturation, where every placement carries the rate.
 ``method=cpsat`` (default): the placement is a CP-SAT model maximising R*
 (:mod:`core.schedulers.cpsat`, exact for the analytic capacity bounds), run
 for at most ``time_limit`` seconds; ``details`` carries the solver status,
-the proven bound on R* and the gap to it. ``method=enumerate``: every
+the proven bound on R* and the gap to it. Above 60 executors, when every
+component's executors are interchangeable, the model counts executors per
+node instead (:mod:`core.schedulers.cpsat_counts`); the first decision says
+which model ran. With local-or-shuffle streams (relaxed as shuffle, no
+proof) the greedy start placement is kept when it re-scores higher. ``method=enumerate``: every
 placement of the executors onto at most W worker slots is scored (the
 small-case cross-check of the CP-SAT model). With ``search_parallelism``
 the enumeration is over instance-count vectors instead (x_i >= 1,
