@@ -75,6 +75,28 @@ LARGE = 60  # executors above which the per-executor model is too large to solve
 
 
 @dataclass(frozen=True)
+class Solution:
+    """A CP-SAT placement and what the solver proved about it.
+
+    ``slots`` is the global slot of every executor (the Evaluator's order);
+    ``bound`` the proven upper bound on R* (tuples/s, inf when none);
+    ``status`` "optimal", "feasible" or "unknown"; ``exact`` False when the
+    model relaxes a placement-dependent grouping (local-or-shuffle);
+    ``model`` "per-executor" (this module) or "counts"
+    (:mod:`core.schedulers.cpsat_counts`).
+    """
+
+    slots: np.ndarray | None
+    status: str
+    bound: float
+    model_rate: float
+    wall_s: float
+    exact: bool
+    variables: int
+    model: str = "per-executor"
+
+
+@dataclass(frozen=True)
 class Flow:
     """Stream ``k`` from component ``src`` to ``dst``: ``f`` per executor pair."""
 
@@ -131,12 +153,10 @@ def solve(
 ):
     """Maximise R* over executor counts per slot (see module doc).
 
-    Same parameters and result (:class:`core.schedulers.cpsat.Solution`) as
+    Same parameters and result (:class:`Solution`) as
     :func:`core.schedulers.cpsat.solve`; raises ValueError when the
     executors of some component are not interchangeable.
     """
-    from core.schedulers.cpsat import Solution
-
     table = ev.table
     rates = _rates(table)
     fl = flows(table, rates)

@@ -146,15 +146,14 @@ def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]
 
 def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """One CP-SAT solve (a task: plain JSON in, plain JSON out)."""
-    from core.schedulers import cpsat, cpsat_counts  # OR-Tools (~1 s): only when a task solves
+    from core.schedulers import cpsat  # loads OR-Tools (~1 s): only when a task solves
 
     scenario = parsed_scenario(task["scenario"])
     ev = Evaluator(scenario)
     hint = greedy_placement(ev, scenario, len(ev.executors))
     if len(np.unique(hint)) > scenario.workers:
         hint = None
-    solve = cpsat_counts.solve if cpsat_counts.applies(ev) else cpsat.solve
-    sol = solve(
+    sol = cpsat.solve_auto(
         scenario, ev, task["time_limit"], task["workers"], hint=hint, symmetry=task["symmetry"]
     )
     slots, start_kept = sol.slots, False
