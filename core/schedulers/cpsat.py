@@ -57,12 +57,13 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
+from core.schedulers.cpsat_counts import Solution, applies
+from core.schedulers.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -76,23 +77,17 @@ from core.simulator.rates import unit_rates
 SCALE_TOP = 10**7  # the largest load coefficient, in integer units (CP-SAT works in integers)
 
 
-@dataclass(frozen=True)
-class Solution:
-    """A CP-SAT placement and what the solver proved about it.
-
-    ``slots`` is the global slot of every executor (the Evaluator's order);
-    ``bound`` the proven upper bound on R* (tuples/s, inf when none);
-    ``status`` "optimal", "feasible" or "unknown"; ``exact`` False when the
-    model relaxes a placement-dependent grouping (local-or-shuffle).
-    """
-
-    slots: np.ndarray | None
-    status: str
-    bound: float
-    model_rate: float
-    wall_s: float
-    exact: bool
-    variables: int
+def solve_auto(
+    scenario: Scenario,
+    ev: Evaluator,
+    time_limit_s: float,
+    workers: int = 2,
+    hint: np.ndarray | None = None,
+    symmetry: bool = True,
+) -> Solution:
+    """:func:`solve`, or the count model when it is exact and this one too large."""
+    pick = solve_counts if applies(ev) else solve
+    return pick(scenario, ev, time_limit_s, workers, hint=hint, symmetry=symmetry)
 
 
 def _pairs(table, rates):
