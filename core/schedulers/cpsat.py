@@ -62,7 +62,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_counts import Solution, applies
+from core.schedulers.cpsat_counts import Solution, applies, run_model
 from core.schedulers.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
@@ -226,23 +226,13 @@ def solve(
             for h in range(n_g):
                 m.AddHint(x[e][h], int(h == g))
 
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit_s)
-    solver.parameters.num_search_workers = int(workers)
-    code = solver.Solve(m)
-    status = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(code, "unknown")
-    variables = len(m.Proto().variables)
-    if status == "unknown":
-        return Solution(None, status, math.inf, 0.0, solver.WallTime(), exact, variables)
-    slots = np.array(
-        [next(g for g in range(n_g) if solver.BooleanValue(x[e][g])) for e in range(n_e)],
-        dtype=np.int64,
-    )
-    best_l = solver.BestObjectiveBound()
-    bound = math.inf if best_l <= 0 else scale / best_l
-    value = solver.ObjectiveValue()
-    model_rate = math.inf if value <= 0 else scale / value
-    return Solution(slots, status, bound, model_rate, solver.WallTime(), exact, variables)
+    def read(solver: cp_model.CpSolver) -> np.ndarray:
+        return np.array(
+            [next(g for g in range(n_g) if solver.BooleanValue(x[e][g])) for e in range(n_e)],
+            dtype=np.int64,
+        )
+
+    return run_model(m, time_limit_s, workers, scale, exact, "per-executor", read)
 
 
 def _twins(table, rates) -> list[tuple[int, int]]:

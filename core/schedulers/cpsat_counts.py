@@ -251,6 +251,15 @@ def solve(
             for n in range(n_n):
                 m.AddHint(cnt[c][n], int(counts[n]))
 
+    def read(solver: cp_model.CpSolver) -> np.ndarray:
+        counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
+        return nodes.slot_start[decode(counts)].astype(np.int64)
+
+    return run_model(m, time_limit_s, workers, scale, exact, "counts", read)
+
+
+def run_model(m, time_limit_s, workers, scale, exact, model, read_slots) -> Solution:
+    """Solve ``m`` (minimising L = ``scale`` / R*) and read its placement with ``read_slots``."""
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit_s)
     solver.parameters.num_search_workers = int(workers)
@@ -258,14 +267,13 @@ def solve(
     status = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(code, "unknown")
     variables = len(m.Proto().variables)
     if status == "unknown":
-        return Solution(None, status, math.inf, 0.0, solver.WallTime(), exact, variables, "counts")
-    counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
-    slots = nodes.slot_start[decode(counts)].astype(np.int64)
+        return Solution(None, status, math.inf, 0.0, solver.WallTime(), exact, variables, model)
+    slots = read_slots(solver)
     best_l = solver.BestObjectiveBound()
     bound = math.inf if best_l <= 0 else scale / best_l
     value = solver.ObjectiveValue()
     model_rate = math.inf if value <= 0 else scale / value
-    return Solution(slots, status, bound, model_rate, solver.WallTime(), exact, variables, "counts")
+    return Solution(slots, status, bound, model_rate, solver.WallTime(), exact, variables, model)
 
 
 def decode(counts: list[list[int]]) -> np.ndarray:
