@@ -193,6 +193,24 @@ class Network(_Model):
     same_rack_us: float | None = Field(
         None, ge=0, description="Between nodes of one rack, us; default inter_node_us."
     )
+    batch_size: int = Field(
+        1,
+        ge=1,
+        le=100_000,
+        description=(
+            "Tuples per queue batch (Storm 1.x topology.disruptor.batch.size: 100; "
+            "Storm 2.x topology.producer.batch.size: 1, no batching)."
+        ),
+    )
+    batch_flush_ms: float = Field(
+        1.0,
+        gt=0,
+        le=1000,
+        description=(
+            "Period of a worker's flush timer for partial batches, ms (Storm 1.x "
+            "topology.disruptor.batch.timeout.millis: 1); used when batch_size > 1."
+        ),
+    )
 
 
 class ExecutorFlow(_Model):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from core.simulator.batching import mean_hop_waits_s
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
 from core.simulator.placed_rates import placed_unit_rates
@@ -122,6 +123,9 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     lat = ev._class_s
     delay_sum = sw * lat[0] + (sn - sw) * lat[1] + (sr - sn) * lat[2] + (total - sr) * lat[3] + wire
     delay = delay_sum / np.where(total > 0, total, 1.0)
+    if ev._flush_s > 0:
+        share = 1.0 - sw / np.where(total > 0, total, 1.0)
+        delay = delay + mean_hop_waits_s(ev._flush_s, comp_s[:, t.src_comp], ev._src_spout, share)
     flows = total > 0
     path = np.zeros((n_rows, n_c))
     for c, ins in enumerate(ev._in):

@@ -41,6 +41,7 @@ import numpy as np
 
 from core.model import Scenario
 from core.simulator.batch import score_many
+from core.simulator.batching import flush_period_s, mean_hop_waits_s
 from core.simulator.contention import contention_factors, mean_field_factors
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -118,6 +119,9 @@ class Evaluator:
         self._sink_total = sum(self.visits[c] for c in self.graph.sinks)
         net = scenario.network
         self._class_s = class_latency_s(net)
+        self._flush_s = flush_period_s(net)
+        spouts = {c for c in self.graph.order if not self.graph.preds[c]}
+        self._src_spout = np.array([self.graph.order[u] in spouts for u in t.src_comp], bool)
         self._racks = int(nodes.rack.max()) + 1 if net.same_rack_us is not None else 1
         n_s, n_g, n_n = len(t.streams), nodes.slots, len(nodes.ids)
         self._dims = (n_s, n_g, n_n)
@@ -315,7 +319,12 @@ class Evaluator:
             + (total - sr) * lat[3]
             + loads.wire
         )
-        delay = (delay_sum / np.where(total > 0, total, 1.0)).tolist()
+        delay = delay_sum / np.where(total > 0, total, 1.0)
+        if self._flush_s > 0:
+            share = 1.0 - sw / np.where(total > 0, total, 1.0)
+            sojourn_src = np.asarray(comp_s)[self.table.src_comp]
+            delay = delay + mean_hop_waits_s(self._flush_s, sojourn_src, self._src_spout, share)
+        delay = delay.tolist()
         busy = (total > 0).tolist()
         path = [0.0] * len(comp_s)
         for c, ins in enumerate(self._in):

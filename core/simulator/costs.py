@@ -76,13 +76,6 @@ class StormCosts:
         STORM-2306 quote is already charged as ``intra_worker_us`` latency,
         and no source gives the thread time apart from it; the calibration
         step (issue 9 item 6) fits it.
-    batch_size : int
-        Tuples per transfer batch (``topology.producer.batch.size`` and
-        ``topology.transfer.batch.size``: 1 in Storm 2 ``defaults.yaml``):
-        at 1 no tuple waits for a batch to fill, so no batching delay is added.
-    flush_interval_ms : float
-        ``topology.flush.tuple.freq.millis`` (1 ms, Storm 2 ``defaults.yaml``):
-        the longest a partial batch waits; unused while ``batch_size`` is 1.
     ack_tuple_bytes : float
         Size of an ack, B: root id + XOR of 64-bit tuple ids (Storm @Twitter).
     intra_worker_us, inter_worker_us, inter_node_us : float
@@ -94,8 +87,6 @@ class StormCosts:
     """
 
     executor_overhead_us: float = 0.0
-    batch_size: int = 1
-    flush_interval_ms: float = 1.0
     ack_tuple_bytes: float = 40.0
     intra_worker_us: float = 1.0
     inter_worker_us: float = 100.0

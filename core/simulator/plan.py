@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.model import Network, Scenario
+from core.simulator.batching import Flush
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
 from core.simulator.rates import StreamTable, is_ack_stream
@@ -91,11 +92,16 @@ class Step:
     service_s: np.ndarray  # service time of each, seconds
     arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
     sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
+    flush: Flush | None = None  # batching timers on the sources' hops, in their order
 
 
 def scenario_key(scenario: Scenario) -> int:
-    """A 64-bit digest of the scenario's content, offered rate and observations left out."""
-    data = scenario.to_json_dict()
+    """A 64-bit digest of the scenario's content, offered rate and observations left out.
+
+    Fields at their defaults are left out too, so a scenario keeps its random
+    streams when the format gains an optional field.
+    """
+    data = scenario.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     data.pop("observations", None)
     data.pop("description", None)
     data.get("workload", {}).pop("rate", None)

@@ -22,7 +22,9 @@ topological order; each one in a few numpy passes:
    cumulative service (``np.maximum.accumulate``), ties in arrival time
    served in canonical order;
 5. children arrive at their parent's departure plus the transfer delay of
-   the hop's locality (and wire time between nodes).
+   the hop's locality (and wire time between nodes), after the waits for
+   the workers' flush timers when the queues batch (Storm 1.x,
+   :mod:`core.simulator.batching`).
 
 Spout tuples are offered as a Poisson stream at the plan's rate, each to a
 uniformly drawn executor of its spout (independent Poisson streams at
@@ -46,10 +48,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from core.simulator.batching import Flush, arrivals, flush_period_s
 from core.simulator.fifo import fifo_departures
 from core.simulator.plan import Step, TracePlan, route_targets
 from core.simulator.window import emissions, spout_queues, sweep_emissions
 
+FLUSH_STREAM = "__flush"  # random stream of the workers' flush timer phases
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
 PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
 
@@ -155,9 +159,13 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
     spouts = [i for i, c in enumerate(order) if not t.graph.preds[c]]
     share = [tuples // len(spouts) + (j < tuples % len(spouts)) for j in range(len(spouts))]
     pending: list[list] = [[] for _ in order]
+    period = flush_period_s(plan.network)
+    if period > 0:  # each worker's timer phase, a fraction of the period
+        phase = component_rng(seed, plan.scenario_key, replica, FLUSH_STREAM).random(plan.workers)
     next_root = 0
     for c, cid in enumerate(order):
         rng = component_rng(seed, plan.scenario_key, replica, cid)
+        flush = None
         if c in spouts:
             n = share[spouts.index(c)]
             arrival, executor = _spout_tuples(plan, c, rng, n)
@@ -171,14 +179,19 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
             root = _concat([b[5] for b in batches], np.int64)
             deser = _concat([b[4] for b in batches], float)
             sources = tuple((int(t.src_comp[b[0]]), b[1], b[3]) for b in batches)
+            if period > 0:
+                sender = plan.worker[_concat([b[6] for b in batches], np.int64)]
+                receiver = plan.worker[executor]
+                out, into = phase[sender] * period, phase[receiver] * period
+                flush = Flush(period, out, into, sender != receiver)
             pending[c] = []
         draws = unit_service(rng, len(executor), plan.service_cv)
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
         for k, parent, target, delay, child_deser in children:
-            batch = (k, parent, target, delay, child_deser, root[parent])
+            batch = (k, parent, target, delay, child_deser, root[parent], executor[parent])
             pending[int(t.dst_comp[k])].append(batch)
-        yield Step(c, executor, root, service, arrival, sources)
+        yield Step(c, executor, root, service, arrival, sources, flush)
 
 
 def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:
@@ -270,9 +283,9 @@ def _timing(
             warm[step.root[: int(np.ceil(WARMUP_FRACTION * len(step.root)))]] = True
             horizon = max(horizon, float(arrival.max()) if len(arrival) else 0.0)
         else:
-            arrival = _concat(
-                [departures[u][parent] + delay for u, parent, delay in step.sources], float
-            )
+            sent = _concat([departures[u][parent] for u, parent, _ in step.sources], float)
+            delay = _concat([delay for _, _, delay in step.sources], float)
+            arrival = arrivals(sent, delay, step.flush)
             for u, _, _ in step.sources:
                 consumers[u] -= 1
                 if consumers[u] == 0:

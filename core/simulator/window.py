@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.simulator.batching import arrivals
 from core.simulator.plan import Step
 
 
@@ -260,7 +261,7 @@ def _sweep_chunk(
         if step.arrival_s is not None:
             arrival = emitted[step.root[idx]]
         else:
-            arrival = departure[parent[idx]] + delay[idx]
+            arrival = arrivals(departure[parent[idx]], delay, step.flush, idx)
         server = step.executor[idx] - comp_start[c]
         service = step.service_s[idx]
         done = np.empty(len(idx))

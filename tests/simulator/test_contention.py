@@ -2,8 +2,8 @@
 
 Tolerance: the model's steady-state stretch (processor sharing averaged over
 the other executors' busy fractions) must give the oracle's mean complete
-latency within ``TOLERANCE``; the oracle is a single seeded run, so its own
-noise is part of that band.
+latency within ``TOLERANCE``; the oracle is the mean of ``SEEDS`` seeded runs,
+and its remaining noise is part of that band.
 """
 
 import numpy as np
@@ -19,6 +19,7 @@ from core.simulator.trace import WARMUP_FRACTION, run_trace
 TOLERANCE = 0.15  # relative, model mean latency vs the shared-core oracle's
 SERVICE_US = 100.0
 NODE_LOAD = 0.9  # CPU of the node in use, fraction of its cores
+SEEDS = 6  # runs averaged: at 90% load one 20,000-tuple mean is only within ~15%
 
 
 def _chain(length: int, cores: int, nodes: int = 1):
@@ -35,22 +36,26 @@ def _chain(length: int, cores: int, nodes: int = 1):
     return ev, slots, rate
 
 
-def _means(length, cores, nodes=1, tuples=20_000):
+def _means(length, cores, nodes=1, tuples=20_000, seeds=SEEDS):
+    """Mean complete latency (ms): oracle and trace over ``seeds`` runs, and the analytic."""
     ev, slots, rate = _chain(length, cores, nodes)
     plan = trace_plan(ev, slots, rate)
     loads = ev.loads(slots)
     warm = int(np.ceil(WARMUP_FRACTION * tuples))
-    oracle = shared_core_latencies(plan, loads.service, ev.nodes.cores, tuples)[warm:]
-    trace = run_trace(plan, tuples).summary_ms()["mean"]
+    oracle = [
+        shared_core_latencies(plan, loads.service, ev.nodes.cores, tuples, seed)[warm:].mean()
+        for seed in range(seeds)
+    ]
+    trace = [run_trace(plan, tuples, seed).summary_ms()["mean"] for seed in range(seeds)]
     analytic = ev.latency_estimate_ms(loads, rate)
-    return oracle.mean() * 1e3, trace, analytic
+    return float(np.mean(oracle)) * 1e3, float(np.mean(trace)), analytic
 
 
 def test_two_executors_on_one_core_at_90_percent_match_the_shared_core_oracle():
     oracle, trace, analytic = _means(2, 1)
     # Kleinrock's M/M/1 on the node's 200 us of work per tuple: 0.2 / 0.1 = 2 ms;
     # without contention the model said 2 x 0.1 / 0.55 = 0.36 ms
-    assert oracle == pytest.approx(1.9, rel=0.1)
+    assert oracle == pytest.approx(2.0, rel=TOLERANCE)
     assert trace == pytest.approx(oracle, rel=TOLERANCE)
     assert analytic == pytest.approx(oracle, rel=TOLERANCE)
 
