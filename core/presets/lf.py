@@ -43,6 +43,12 @@ MESSAGES_PER_S_PER_SOURCE = 1000  # Sec. 4.1: every 1 millisecond, in each PO1 i
 FORWARD_CPU_US = 20.0
 
 
+# Sec. 4: Apache Storm 1.2.3, whose queues batch: 100 tuples or the worker's
+# 1 ms flush timer (defaults.yaml topology.disruptor.batch.size /
+# batch.timeout.millis; core.simulator.batching).
+STORM_1_2_3 = {"batch_size": 100, "batch_flush_ms": 1.0}
+
+
 def lf_nodes(slots: int) -> list[dict[str, Any]]:
     """The L/F evaluation's eight worker nodes (Sec. 4), ``slots`` slots each."""
     return [node(f"n{i + 1}", LF_HARDWARE, slots) for i in range(LF_NODES)]
@@ -70,7 +76,7 @@ def lf_synthetic(shape: str, scale: int = 1, lsp: bool = False) -> dict[str, Any
     }
     # workload.rate is the whole spout component's rate: 1 message/ms per PO1 instance.
     rate = MESSAGES_PER_S_PER_SOURCE * parallelism[0]
-    return scenario(name, topology, lf_nodes(LF_SLOTS[scale]), rate)
+    return scenario(name, topology, lf_nodes(LF_SLOTS[scale]), rate, network=STORM_1_2_3)
 
 
 def lf_description(shape: str, scale: int, lsp: bool) -> str:
@@ -124,7 +130,8 @@ def pageview(unique: bool = False) -> dict[str, Any]:
     # set-up, one slot on each of the 8 nodes (W = 8).
     topology = {"workers": LF_NODES, "components": components, "streams": streams}
     name = "pageview-unique" if unique else "pageview"
-    return scenario(name, topology, lf_nodes(1), MESSAGES_PER_S_PER_SOURCE * PAGEVIEW_SOURCES)
+    rate = MESSAGES_PER_S_PER_SOURCE * PAGEVIEW_SOURCES
+    return scenario(name, topology, lf_nodes(1), rate, network=STORM_1_2_3)
 
 
 def presets() -> dict[str, tuple[str, Any]]:
