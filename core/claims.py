@@ -427,7 +427,10 @@ COMMUNICATION_UNDERCOSTED = (
     "kernel/NIC path, not modelled) gives C1-C3 +41.5/+39.6/+40.9% but C4-C6 "
     "+60.9/+59.5/+68.0% (paper +14/+18/+8). Even's figure also rests on the node ids: "
     "sortSlots orders supervisors by id, random UUIDs in Storm, and over the 120 id orders "
-    "C1 spans -21.7..+2.8% (mean -10.8%), C6 -29.6..+51.2%"
+    "C1 spans -21.7..+2.8% (mean -10.8%), C6 -29.6..+51.2%. Not the cause but a second "
+    "gap: storm-starter's spouts emit without message ids, so Storm's ackers idle, while "
+    "slotscope charges one ack per tuple (the format cannot place idle ackers); zeroing "
+    "the acks moves WordCount C1-C6 to -6.8/-5.8/-1.7/+2.2/+10.2/+7.2%"
 )
 TOP_STORM_MEMORY_RULE = (
     "slotscope counts a worker as max(768 MB heap, 128 MB x its executors). Alg. 2's round "
