@@ -24,7 +24,7 @@ class Host(NamedTuple):
     processor: str
     cores: int  # the "x N" after the processor: logical CPUs as Ubuntu lists them
     ghz: float
-    no_of_flop: int  # the "FLOPs/cycle" column, Alg. 3's noOfFlop
+    no_of_flop: int  # the "FLOPs/cycle" column, Alg. 3's noOfFlop (see below)
     gflops: int  # "GFLOPs (Eq. 1)" as printed (= cores x GHz x noOfFlop)
     ram_gb: float
     power: int  # "Computation power (Eq. 2)" as printed, alpha = 0.8
@@ -33,7 +33,10 @@ class Host(NamedTuple):
 
 
 # Table 4, row by row (Sec. 5.1 names Nimbus and ZooKeeper apart from the five
-# supervisor nodes, so those two hosts run no worker slots).
+# supervisor nodes, so those two hosts run no worker slots). The "FLOPs/cycle"
+# figures are Linux's BogoMIPS, 2 x the clock in MHz (6816 = 2 x 3408,
+# 6385 ~ 2 x 3192, 5054 ~ 2 x 2527): Eq. 1 ranks by cores x GHz x clock and
+# carries no per-core speed beyond the clock, hence ``speed`` from GHz only.
 TABLE_4 = (
     Host("Nimbus-Server", "i7-6700", 8, 3.40, 6816, 185_395, 3.7, 148_317, 1, False),
     Host("Zookeeper-Server", "i7-6700", 8, 3.40, 6816, 185_395, 3.7, 148_317, 1, False),
@@ -86,7 +89,10 @@ def wordcount_topology(workers: int) -> dict[str, Any]:
     # [starter] WordCountTopology: spout 5, split 8, count 12 executors, and
     # Sec. 6.2 of the paper: "we have 28 executors for wordcount topology",
     # i.e. 25 + 3 ackers (storm-starter sets 3 workers; Storm's acker count
-    # defaults to the number of workers).
+    # defaults to the number of workers). RandomSentenceSpout emits without a
+    # message id, so Storm tracks no tuple trees and the ackers receive
+    # nothing; the scenario format cannot place idle ackers (ackers > 0
+    # charges one ack per tuple), a gap recorded in core.claims.
     # Costs, ours [costs]: five sentences, 6.4 words each on average (32 words,
     # 148 characters): sentence ~30 B, word ~4 B, (word, count) ~8 B of values.
     # 27 distinct words; "the" is 4 of the 32 (12.5%): Zipf s = 0.5 over 27
@@ -115,6 +121,7 @@ def wordcount_topology(workers: int) -> dict[str, Any]:
 def exclamation_topology(workers: int) -> dict[str, Any]:
     # [starter] ExclamationTopology: word 10, exclaim1 3, exclaim2 2; Sec. 6.1:
     # "a total of 18 executors for exclamation topology" = 15 + 3 ackers.
+    # TestWordSpout emits without a message id: as for WordCount, no acks flow.
     # Costs, ours [costs]: TestWordSpout emits one of five names (~6 B; it
     # sleeps 100 ms per call, replaced by the offered rate); each
     # ExclamationBolt appends "!!!" and emits anchored (~3 us).

@@ -9,14 +9,21 @@ Computation power (the paper's Eq. 1-2, :mod:`core.hardware`):
 ``speed = sockets x cores x ghz x flops_per_cycle`` and
 ``power = alpha x speed + (1 - alpha) x ram_gb``.
 
-Algorithm 2 (grouping). omega = W slots (buckets), ``eps = ceil(E / omega)``.
-Walk the executor-level edges (:func:`core.topology.executor_edges`), sources
-in topological order then by index, each source's targets likewise. For an
+Algorithm 2 (grouping). omega = W slots (buckets), ``eps = ceil(E / omega)``
+with E all executors (the paper's 28 for WordCount include 3 ackers). The
+DAG it reads is the topology's own: Storm hands a scheduler the user
+topology (``Nimbus.readTopologyDetails``; the ``__acker`` streams exist only
+in the system topology built when executors are counted), so ackers have no
+edges here and reach their slots through the round robin. Walk the
+executor-level edges (:func:`core.topology.executor_edges`), sources in
+topological order then by index, each source's targets likewise. For an
 edge whose two ends are both unassigned, while fewer than omega slots are
-open: open a new slot with both, then keep adding the unassigned executor
-that communicates most with the slot's executors until the slot holds eps
-executors or no executor connected to the slot is left. Executors still
-unassigned go round robin: counter from 1, slot ``counter % omega``.
+open: open a new slot with the pair (e_s, e_d), then keep adding the
+unassigned executor that communicates most with that pair (line 16,
+``getFrequentlyCommunicatingExecutor(e_s, e_d)``; not with later members)
+until the slot holds eps executors or no executor connected to the pair is
+left. Executors still unassigned go round robin: counter from 1, slot
+``counter % omega``.
 
 Algorithm 3 (slots to nodes). Nodes with free slots by power, most first;
 slots by number of executors, most first; each node's free slots, lowest
@@ -28,9 +35,9 @@ Where the paper is silent (all deterministic):
 
 - Communication: observed tuple rates (``scenario.observations.traffic``,
   both directions) when given, else the number of executor-level edges
-  between the candidate and the slot. With observations the key is (observed
+  between the candidate and the pair. With observations the key is (observed
   rate, edge count); an executor is connected when it has an edge or a
-  positive observed flow to the slot. Ties: topological order of the component, then
+  positive observed flow to the pair. Ties: topological order of the component, then
   executor index.
 - Executors left over for the round robin go in topological order; slots
   that stay empty need no worker and are not placed.
@@ -58,17 +65,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks
-from core.model import Scenario
+from core.model import ACKER_ID, Scenario
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment, free_slots
 from core.topology import TopologyGraph, build_graph, component_of, executor_id, index_of
 
 
 class _Grouper:
-    """Algorithm 2's state: which executors are assigned, and slot affinity.
+    """Algorithm 2's state: which executors are assigned, and the DAG it reads.
 
-    Edge counts are kept per component: ``shared[c]`` = edges from any
-    executor of ``c`` to the open slot, ``first[c]`` = extra edges of ``c#0``
-    only (global groupings). Observed rates are kept per executor.
+    Only the topology's own streams count: the ``__acker`` streams are wired
+    by Storm's system topology, which the scheduler does not see. Edges are
+    counted per component (linear in the executors); observed rates per
+    executor.
     """
 
     def __init__(self, graph: TopologyGraph, traffic: Mapping[str, list[tuple[str, float]]]):
@@ -77,7 +85,15 @@ class _Grouper:
         self.assigned = {c: [False] * graph.parallelism[c] for c in graph.order}
         self.low = dict.fromkeys(graph.order, 0)  # lowest index that may be unassigned
         self.traffic = traffic
-        self.global_ = {(s.source, s.target) for s in graph.streams if s.grouping == "global"}
+        self.grouping = {
+            (s.source, s.target): s.grouping for s in graph.streams if s.target != ACKER_ID
+        }
+        self.succs = {
+            c: [d for d in graph.succs[c] if (c, d) in self.grouping] for c in graph.order
+        }
+        self.preds = {
+            c: [p for p in graph.preds[c] if (p, c) in self.grouping] for c in graph.order
+        }
 
     def lowest_free(self, c: str) -> int | None:
         flags, i = self.assigned[c], self.low[c]
@@ -88,66 +104,75 @@ class _Grouper:
 
     def first_free_target(self, c: str) -> str | None:
         """The first unassigned executor that ``c``'s executors send to."""
-        for d in self.graph.succs[c]:
-            i = 0 if (c, d) in self.global_ else self.lowest_free(d)
+        for d in self.succs[c]:
+            i = 0 if self.grouping[c, d] == "global" else self.lowest_free(d)
             if i is not None and not self.assigned[d][i]:
                 return executor_id(d, i)
         return None
 
-    def grow(self, seed: list[str], eps: int) -> list[str]:
-        """Open a slot with ``seed`` and add the most communicating executors."""
-        members: list[str] = []
-        shared: dict[str, int] = defaultdict(int)
-        first: dict[str, int] = defaultdict(int)
-        observed: dict[str, float] = defaultdict(float)
-        in_slot: set[str] = set()
+    def _edge_counts(self, seed: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """Edges from the seed pair to an executor of each component: any index, index 0.
 
-        def add(ex: str) -> None:
-            c, i = component_of(ex), index_of(ex)
-            self.assigned[c][i] = True
-            members.append(ex)
-            in_slot.add(ex)
-            for p in self.graph.preds[c]:
-                if (p, c) not in self.global_ or i == 0:
-                    shared[p] += 1
-            for d in self.graph.succs[c]:
-                if (c, d) in self.global_:
-                    first[d] += 1  # only d#0 receives from ex
-                else:
-                    shared[d] += 1
-            for other, rate in self.traffic.get(ex, ()):
-                if other not in in_slot:
-                    observed[other] += rate
-
+        A global grouping reaches only the downstream index 0 (Storm's lowest task).
+        """
+        any_index: dict[str, int] = defaultdict(int)
+        index_0: dict[str, int] = defaultdict(int)
         for ex in seed:
-            add(ex)
+            c, i = component_of(ex), index_of(ex)
+            for d in self.succs[c]:
+                (index_0 if self.grouping[c, d] == "global" else any_index)[d] += 1
+            for p in self.preds[c]:
+                if self.grouping[p, c] != "global" or i == 0:
+                    any_index[p] += 1
+        return any_index, index_0
+
+    def grow(self, seed: list[str], eps: int) -> list[str]:
+        """Open a slot with the pair ``seed`` and add the executors that talk most to it.
+
+        Alg. 2 line 16 ranks candidates by their communication with the pair
+        (e_s, e_d), so each candidate's key is fixed once the pair is.
+        """
+        any_index, index_0 = self._edge_counts(seed)
+        observed: dict[str, float] = defaultdict(float)
+        for ex in seed:
+            for other, rate in self.traffic.get(ex, ()):
+                observed[other] += rate
+        members: list[str] = []
+        for ex in seed:
+            self._take(ex, members)
         while len(members) < eps:
-            pick = self._best(shared, first, observed)
+            pick = self._best(any_index, index_0, observed)
             if pick is None:
                 break
-            add(pick)
+            self._take(pick, members)
         return members
 
-    def _edges(self, ex: str, shared: Mapping[str, int], first: Mapping[str, int]) -> int:
-        c = component_of(ex)
-        return shared.get(c, 0) + (first.get(c, 0) if index_of(ex) == 0 else 0)
+    def _take(self, ex: str, members: list[str]) -> None:
+        self.assigned[component_of(ex)][index_of(ex)] = True
+        members.append(ex)
 
-    def _best(self, shared, first, observed) -> str | None:
-        """Most communicating unassigned executor connected to the slot."""
+    def _key(self, ex: str, edges: int, observed: Mapping[str, float]) -> tuple:
+        c, i = component_of(ex), index_of(ex)
+        return (observed.get(ex, 0.0), edges, -self.rank[c], -i)
+
+    def _best(self, any_index, index_0, observed) -> str | None:
+        """Most communicating unassigned executor connected to the pair, or None."""
         best_key, best = None, None
-        for c in set(shared) | set(first):
+        for c in set(any_index) | set(index_0):
             i = self.lowest_free(c)  # 0 when free: c#0 also carries the global edges
             if i is None:
                 continue
+            edges = any_index.get(c, 0) + (index_0.get(c, 0) if i == 0 else 0)
             ex = executor_id(c, i)
-            key = (observed.get(ex, 0.0), self._edges(ex, shared, first), -self.rank[c], -i)
-            if key[1] > 0 and (best_key is None or key > best_key):
+            key = self._key(ex, edges, observed)
+            if edges > 0 and (best_key is None or key > best_key):
                 best_key, best = key, ex
         for ex, rate in observed.items():
-            if rate <= 0 or self.assigned[component_of(ex)][index_of(ex)]:
-                continue
             c, i = component_of(ex), index_of(ex)
-            key = (rate, self._edges(ex, shared, first), -self.rank[c], -i)
+            if rate <= 0 or self.assigned[c][i]:
+                continue
+            edges = any_index.get(c, 0) + (index_0.get(c, 0) if i == 0 else 0)
+            key = self._key(ex, edges, observed)
             if best_key is None or key > best_key:
                 best_key, best = key, ex
         return best

@@ -168,3 +168,34 @@ def test_more_workers_than_free_slots_groups_into_the_free_slots(build):
     assert "only 2 slots are free" in result.decisions[0]
     assert set(result.placement().values()) == {("n1", 0), ("n1", 1)}
     assert result.details == {"eps": 4, "omega": 2}
+
+
+def test_grouping_ranks_candidates_by_the_seed_pair_only(build):
+    # Alg. 2 line 16: getFrequentlyCommunicatingExecutor(e_s, e_d). Two chains
+    # s -> m -> x -> y and a -> b -> c -> d, W = 2: E = 8, eps = 4.
+    # Pair s#0, m#0: x#0 (edge from m#0) joins; y#0 talks to x#0 only, not to the
+    # pair, so slot 1 stops at 3. Pair a#0, b#0: c#0 joins, d#0 does not.
+    # Leftovers in topological order: y#0 -> slot 1 % 2 = 1, d#0 -> slot 0.
+    sc = build(
+        [("s", 1), ("m", 1), ("x", 1), ("y", 1), ("a", 1), ("b", 1), ("c", 1), ("d", 1)],
+        [("s", "m"), ("m", "x"), ("x", "y"), ("a", "b"), ("b", "c"), ("c", "d")],
+    )
+    assert group_executors(build_graph(sc), 2) == [
+        ["s#0", "m#0", "x#0", "d#0"],
+        ["a#0", "b#0", "c#0", "y#0"],
+    ]
+
+
+def test_ackers_have_no_dag_edges_and_go_round_robin(build):
+    # Storm hands the scheduler the user topology (Nimbus.readTopologyDetails);
+    # the __acker streams exist only in the system topology. a(2) -> b(2) with
+    # 1 acker, W = 2: E = 5, eps = 3. Pair a#0, b#0: a#1 and b#1 tie at 1 edge,
+    # a#1 first; __acker#0 would have 2 edges if its streams counted.
+    # No free pair is left; leftovers b#1 -> slot 1, __acker#0 -> slot 0.
+    data = build([("a", 2), ("b", 2)], [("a", "b")], workers=2).to_json_dict()
+    data["topology"]["ackers"] = 1
+    sc = validate_scenario(data)
+    assert group_executors(build_graph(sc), 2) == [
+        ["a#0", "b#0", "a#1", "__acker#0"],
+        ["b#1"],
+    ]
