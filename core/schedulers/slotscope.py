@@ -59,9 +59,12 @@ from core.topology import build_graph
 # search gets at most this many executor-evaluations (and at least 50 moves):
 # thousands of evaluations on WordCount, dozens on 10,000 executors.
 SEARCH_WORK = 400_000
-BATCH_EXECUTORS = 100  # above this one evaluation is data-bound: batching gains nothing
 FIRST_BATCH = 16  # candidates scored together first (then 32, 64, ...)
-MAX_BATCH = 128  # past this a row costs more, not less (bench: lf-diamond-lsp, 40 executors)
+# A batch holds at most this many (candidate, executor) cells: the cost of a row falls
+# with the batch until about there, then stays flat or rises as the blocks leave the
+# cache (measured: 128 rows of 40 executors on lf-diamond-lsp, 64 of 80 on
+# lf-linear-x10; 360-400 executors gain nothing past about 12).
+BATCH_CELLS = 5_120
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 # A candidate: where its stream resumes if it is taken, its (executor, new slot) changes
 Candidate = tuple[Any, tuple[tuple[int, int], ...]]
@@ -129,12 +132,12 @@ class _Search:
         self.node_order = [int(j) for j in node_order]
         self.moves: list[str] = []
         self.moved: dict[str, int] = {}
-        self.batched = len(ev.executors) <= BATCH_EXECUTORS
+        self.max_batch = max(1, BATCH_CELLS // len(ev.executors))
 
     def _scores(self, rows: np.ndarray) -> list:
-        """Scores of the rows: :meth:`Evaluator.score_many` on small topologies,
-        bit-identical to one ``score`` each (which a lone row or a large topology uses)."""
-        if self.batched and len(rows) > 1:
+        """Scores of the rows: :meth:`Evaluator.score_many`, bit-identical to one
+        ``score`` each (which a lone row uses: faster alone)."""
+        if len(rows) > 1:
             return self.ev.score_many(rows)
         return [self.ev.score(row) for row in rows]
 
@@ -142,10 +145,10 @@ class _Search:
         """Take the first candidate of ``stream`` that improves the placement and return
         where its stream resumes; None when the stream or the budget runs out first.
 
-        Scored in batches of ``FIRST_BATCH``, doubling up to ``MAX_BATCH`` (one at a
-        time on large topologies), never past the budget.
+        Scored in batches of ``FIRST_BATCH``, doubling, of at most ``BATCH_CELLS``
+        cells, never past the budget.
         """
-        size = FIRST_BATCH if self.batched else 1
+        size = min(FIRST_BATCH, self.max_batch)
         while self.evaluations < self.budget:
             batch = list(islice(stream, min(size, self.budget - self.evaluations)))
             if not batch:
@@ -161,7 +164,7 @@ class _Search:
                     self._record(changes, self.score, score)
                     self.slots, self.score, self.key = row, score, key
                     return resume
-            size = min(2 * size, MAX_BATCH)
+            size = min(2 * size, self.max_batch)
         return None
 
     def _targets(self, i: int) -> list[int]:

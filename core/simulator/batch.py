@@ -18,7 +18,7 @@ import numpy as np
 
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
-from core.simulator.placed_rates import placed_unit_rates_many, row_bincount
+from core.simulator.placed_rates import placed_unit_rates_many, row_bincount, row_take
 from core.simulator.results import CORE_FLOOR, RHO_CAP, Score
 
 # The scorer is a core.simulator.capacity.Evaluator, which imports this module.
@@ -64,10 +64,10 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     w_n = row_bincount(nt, t.tgt_w, n_s * n_n)
     same_worker = (out_g * w_g).reshape(n_rows, n_s, n_g).sum(2) + local_total
     same_node = (out_n * w_n).reshape(n_rows, n_s, n_n).sum(2) + local_total
-    ser = src_out * (w_tot - np.take_along_axis(w_g, ks, 1)) * ev._ser_i
-    deser = t.tgt_w * (o_tot - np.take_along_axis(out_g, kt, 1)) * ev._deser_j
-    send_n = src_out * (w_tot - np.take_along_axis(w_n, ns, 1))
-    recv_n = t.tgt_w * (o_tot - np.take_along_axis(out_n, nt, 1))
+    ser = src_out * (w_tot - row_take(w_g, ks)) * ev._ser_i
+    deser = t.tgt_w * (o_tot - row_take(out_g, kt)) * ev._deser_j
+    send_n = src_out * (w_tot - row_take(w_n, ns))
+    recv_n = t.tgt_w * (o_tot - row_take(out_n, nt))
     service = ev.service_s[t.exec_comp[None, :], node_of]
     n_e = slot_of.shape[1]
     serdes = row_bincount(
@@ -174,19 +174,19 @@ def _mean_field(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> n
     if rows.size == 0:
         return result
     d, where, cnt = demand[rows], node_of[rows], count[rows]
-    c = np.take_along_axis(cores[rows], where, 1)
+    c = row_take(cores[rows], where)
     c_a = c + d
     s = row_bincount(where, d / c_a, n_n)
-    total = np.take_along_axis(np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), cnt), where, 1)
+    total = row_take(np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), cnt), where)
     u = np.minimum(1.0, d * (1.0 + total) / c_a)
-    stretched = np.take_along_axis(crowded[rows], where, 1)
+    stretched = row_take(crowded[rows], where)
     f = np.where(stretched, np.maximum(1.0, (1.0 + total - u) / c), 1.0)
     out = np.empty_like(f)
     active = np.arange(len(rows))
     for _ in range(MEAN_FIELD_SWEEPS):
         fa, da, wa, ca = f[active], d[active], where[active], c[active]
         u = np.minimum(1.0, da * fa)
-        total = np.take_along_axis(row_bincount(wa, u, n_n), wa, 1)
+        total = row_take(row_bincount(wa, u, n_n), wa)
         new = np.maximum(1.0, (1.0 + total - u) / ca)
         done = np.max(np.abs(new - fa), axis=1) <= CONTENTION_TOL
         out[active[done]] = new[done]

@@ -106,8 +106,17 @@ def row_bincount(keys: np.ndarray, weights: np.ndarray | None, bins: int) -> np.
     """
     n_rows = keys.shape[0]
     flat = (keys + (np.arange(n_rows) * bins)[:, None]).ravel()
-    w = None if weights is None else np.broadcast_to(weights, keys.shape).ravel()
+    w = weights
+    if w is not None:
+        w = (w if w.shape == keys.shape else np.broadcast_to(w, keys.shape)).ravel()
     return np.bincount(flat, w, n_rows * bins).reshape(n_rows, bins)
+
+
+def row_take(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Row-wise ``values[b, index[b]]``, as ``np.take_along_axis(values, index, 1)``
+    (a third of its time on the search's small batches: one flat ``take``)."""
+    n_rows, width = values.shape
+    return values.ravel().take(index + (np.arange(n_rows) * width)[:, None])
 
 
 def placed_unit_rates_many(
@@ -134,13 +143,13 @@ def placed_unit_rates_many(
                 if wd is None:
                     wd = worker_of[:, d_lo:d_hi]
                     count = row_bincount(wd, None, workers)
-                    count_d = np.take_along_axis(count, wd, 1)
+                    count_d = row_take(count, wd)
                 wu = worker_of[:, u_lo:u_hi]
-                kept = np.where(np.take_along_axis(count, wu, 1) > 0, out, 0.0)
+                kept = np.where(row_take(count, wu) > 0, out, 0.0)
                 mass = row_bincount(wu, kept, workers)
                 local_total[:, k] = _sum(kept, axis=1)
                 out = out - kept
-                lam_d += np.take_along_axis(mass, wd, 1) / count_d
+                lam_d += row_take(mass, wd) / count_d
             total = _sum(out, axis=1)
             lam_d += total[:, None] * weights
             src_out[:, s_lo:s_hi] = out

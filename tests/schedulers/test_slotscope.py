@@ -93,7 +93,7 @@ def test_batched_search_takes_the_same_steps_as_one_score_at_a_time(name, params
 
     sc = preset(name)
     batched = run_scheduler(sc, "slotscope", params)
-    monkeypatch.setattr(slotscope, "BATCH_EXECUTORS", 0)  # every candidate scored alone
+    monkeypatch.setattr(slotscope, "BATCH_CELLS", 0)  # every candidate scored alone
     single = run_scheduler(sc, "slotscope", params)
     assert batched.details["steps"] > 0
     assert batched.details == single.details
