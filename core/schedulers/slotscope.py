@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import islice
+from itertools import islice, takewhile
 from typing import Any
 
 import numpy as np
@@ -220,13 +220,30 @@ class _Search:
         return f"{nodes.ids[j]}:{g - int(nodes.slot_start[j])}"
 
     def run(self, order: list[int]) -> None:
-        """Passes of moves then swaps until a pass improves nothing or the budget ends."""
-        improved = True
-        while improved and self.evaluations < self.budget:
-            improved = False
-            for stream, start in ((self._moves, 0), (self._swaps, (0, 0))):
-                while (start := self._first_improvement(stream(order, start))) is not None:
-                    improved = True
+        """Passes of moves then swaps, each improvement taken as it is found, until the
+        budget is spent or the scan comes back to the last step taken: every candidate
+        from there to the end of a pass was scored under this same placement and
+        improved nothing, so the pass that would score them again is cut there (the
+        steps taken are the same).
+        """
+        phases = ((self._moves, 0), (self._swaps, (0, 0)))
+        last = None  # the phase of the latest step and where its stream resumed
+        while self.evaluations < self.budget:
+            stepped = False
+            for phase, (stream, start) in enumerate(phases):
+                stop = last[1] if last is not None and last[0] == phase else None
+                while True:
+                    candidates = stream(order, start)
+                    if stop is not None:  # resume points grow along a stream
+                        candidates = takewhile(lambda c, s=stop: c[0] <= s, candidates)
+                    start = self._first_improvement(candidates)
+                    if start is None:
+                        break
+                    last, stop, stepped = (phase, start), None, True
+                if stop is not None:
+                    return
+            if not stepped:
+                return
 
     def _record(self, changes: tuple[tuple[int, int], ...], before, after) -> None:
         """Describe a step taken (under the placement before it)."""
