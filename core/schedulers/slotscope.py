@@ -16,8 +16,10 @@ nodes), and improves it by deterministic local search:
 
 The first improving move or swap is taken and the scan goes on from the next
 executor (after a swap, with the same one's next partner); the search ends
-when a full pass finds nothing, or when ``budget`` evaluations are spent
-(fewer on large topologies: see ``SEARCH_WORK``). Candidates are scored in
+when the scan comes back round to the last step taken without finding
+another (the rest of the pass was scored under that same placement), or
+when ``budget`` evaluations are spent (fewer on large topologies: see
+``SEARCH_WORK``). Candidates are scored in
 batches that run across executors (``Evaluator.score_many``, bit-identical to
 one score each) and read in scan order, so batching changes the speed only.
 Everything is deterministic: same input, same result.
