@@ -183,18 +183,22 @@ def _mean_field(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> n
     f = np.where(stretched, np.maximum(1.0, (1.0 + total - u) / c), 1.0)
     out = np.empty_like(f)
     active = np.arange(len(rows))
+    # the rows still sweeping, compacted only when some stop; each node's bins per row
+    bins = where + (np.arange(len(rows)) * n_n)[:, None]
     for _ in range(MEAN_FIELD_SWEEPS):
-        fa, da, wa, ca = f[active], d[active], where[active], c[active]
-        u = np.minimum(1.0, da * fa)
-        total = row_take(row_bincount(wa, u, n_n), wa)
-        new = np.maximum(1.0, (1.0 + total - u) / ca)
-        done = np.max(np.abs(new - fa), axis=1) <= CONTENTION_TOL
-        out[active[done]] = new[done]
-        f[active] = new
-        active = active[~done]
-        if active.size == 0:
-            break
-    out[active] = f[active]
+        u = np.minimum(1.0, d * f)
+        total = np.bincount(bins.ravel(), u.ravel(), len(bins) * n_n).take(bins)
+        new = np.maximum(1.0, (1.0 + total - u) / c)
+        done = np.max(np.abs(new - f), axis=1) <= CONTENTION_TOL
+        f = new
+        if done.any():
+            out[active[done]] = new[done]
+            going = ~done
+            active, d, c, f = active[going], d[going], c[going], f[going]
+            if active.size == 0:
+                break
+            bins = where[active] + (np.arange(active.size) * n_n)[:, None]
+    out[active] = f
     result[rows] = out
     return result
 
