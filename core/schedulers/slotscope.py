@@ -9,13 +9,19 @@ nodes), and improves it by deterministic local search:
 
 1. moves: each executor, in order of its CPU demand (hungriest first), to
    every slot already in use and to the first free slot of every node (free
-   slots of a node are interchangeable), most powerful nodes first, while at
-   most max(W, slots the start uses) slots are in use;
+   slots of a node are interchangeable, so not to one of its own node when it
+   is alone in its slot), most powerful nodes first, while at most
+   max(W, slots the start uses) slots are in use;
 2. swaps: each pair of executors of different components in different slots.
 
-The first improving move or swap is taken and the scan restarts from the
-next executor; the search ends when a full pass finds nothing, or after
-``budget`` evaluations (fewer on large topologies: see ``SEARCH_WORK``).
+The first improving move or swap is taken and the scan goes on from the next
+executor (after a swap, with the same one's next partner); the search ends
+when the scan comes back round to the last step taken without finding
+another (the rest of the pass was scored under that same placement), or
+when ``budget`` evaluations are spent (fewer on large topologies: see
+``SEARCH_WORK``). Candidates are scored in
+batches that run across executors (``Evaluator.score_many``, bit-identical to
+one score each) and read in scan order, so batching changes the speed only.
 Everything is deterministic: same input, same result.
 Since moves are only taken when they improve the objective, the result is
 never worse than the best start under the model.
@@ -36,7 +42,8 @@ Checked against the CP-SAT optimum (:mod:`core.schedulers.cpsat`): R* within
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice, takewhile
 from typing import Any
 
 import numpy as np
@@ -54,9 +61,15 @@ from core.topology import build_graph
 # search gets at most this many executor-evaluations (and at least 50 moves):
 # thousands of evaluations on WordCount, dozens on 10,000 executors.
 SEARCH_WORK = 400_000
-BATCH_EXECUTORS = 100  # above this one evaluation is data-bound: batching gains nothing
 FIRST_BATCH = 16  # candidates scored together first (then 32, 64, ...)
+# A batch holds at most this many (candidate, executor) cells: the cost of a row falls
+# with the batch until about there, then stays flat or rises as the blocks leave the
+# cache (measured: 128 rows of 40 executors on lf-diamond-lsp, 64 of 80 on
+# lf-linear-x10; 360-400 executors gain nothing past about 12).
+BATCH_CELLS = 5_120
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+# A candidate: where its stream resumes if it is taken, its (executor, new slot) changes
+Candidate = tuple[Any, tuple[tuple[int, int], ...]]
 
 
 def start_task(task: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -102,58 +115,106 @@ def _gain(before, after) -> str:
 
 
 class _Search:
-    """Local search state over one evaluator."""
+    """Local search state over one evaluator.
+
+    Candidates come from lazy streams (:meth:`_moves`, :meth:`_swaps`), each built
+    under the current placement and tagged with where its stream resumes if it is
+    taken. They are scored in batches that run on from one executor to the next
+    and read in order, so the improvement taken is the first one a scan scoring
+    one candidate at a time would take; the candidates scored past it are dropped
+    and the stream restarts under the new placement.
+    """
 
     def __init__(self, ev, slots: np.ndarray, cap: int, budget: int, node_order: np.ndarray):
         self.ev, self.cap, self.budget = ev, cap, budget
-        self.key = score_key
         self.slots = slots.copy()
         self.score = ev.score(self.slots)
+        self.key = score_key(self.score)
         self.evaluations = 1
-        self.node_order = node_order
+        self.node_order = [int(j) for j in node_order]
         self.moves: list[str] = []
         self.moved: dict[str, int] = {}
+        self.max_batch = max(1, BATCH_CELLS // len(ev.executors))
 
-    def _accept(self, candidate: np.ndarray, score) -> bool:
-        """Count one evaluation; take ``candidate`` if its score is better."""
-        self.evaluations += 1
-        if self.key(score) < self.key(self.score):
-            self.last = (self.score, score)
-            self.slots, self.score = candidate, score
-            return True
-        return False
+    def _scores(self, rows: np.ndarray) -> list:
+        """Scores of the rows: :meth:`Evaluator.score_many`, bit-identical to one
+        ``score`` each (which a lone row uses: faster alone)."""
+        if len(rows) > 1:
+            return self.ev.score_many(rows)
+        return [self.ev.score(row) for row in rows]
 
-    def _scores(self, candidates: list[np.ndarray]):
-        """Their scores in order, computed as the caller reads them.
+    def _first_improvement(self, stream: Iterator[Candidate]) -> Any:
+        """Take the first candidate of ``stream`` that improves the placement and return
+        where its stream resumes; None when the stream or the budget runs out first.
 
-        On small topologies in batches of ``FIRST_BATCH``, doubling
-        (:meth:`Evaluator.score_many`, bit-identical to one ``score`` each);
-        the caller usually stops at the first improvement.
+        Scored in batches of ``FIRST_BATCH``, doubling, of at most ``BATCH_CELLS``
+        cells, never past the budget.
         """
-        if len(self.ev.executors) > BATCH_EXECUTORS:
-            yield from (self.ev.score(c) for c in candidates)
-            return
-        lo, size = 0, FIRST_BATCH
-        while lo < len(candidates):
-            yield from self.ev.score_many(np.array(candidates[lo : lo + size]))
-            lo, size = lo + size, 2 * size
+        size = min(FIRST_BATCH, self.max_batch)
+        while self.evaluations < self.budget:
+            batch = list(islice(stream, min(size, self.budget - self.evaluations)))
+            if not batch:
+                return None
+            rows = np.repeat(self.slots[None, :], len(batch), axis=0)
+            for r, (_, changes) in enumerate(batch):
+                for i, g in changes:
+                    rows[r, i] = g
+            for (resume, changes), row, score in zip(batch, rows, self._scores(rows), strict=True):
+                self.evaluations += 1
+                key = score_key(score)
+                if key < self.key:
+                    self._record(changes, self.score, score)
+                    self.slots, self.score, self.key = row, score, key
+                    return resume
+            size = min(2 * size, self.max_batch)
+        return None
 
-    def _left(self) -> int:
-        """Candidates that may be evaluated before the budget check stops the search."""
-        return max(1, self.budget - self.evaluations)
-
-    def _targets(self, current: int) -> list[int]:
+    def _targets(self, i: int) -> list[int]:
+        """Where executor ``i`` may move: every other slot in use and the first free slot
+        of every node, most powerful nodes first, a free slot only while fewer than
+        ``cap`` are in use. Not a free slot of its own node when it is alone in its
+        slot: that is the same placement under another slot number.
+        """
         nodes = self.ev.nodes
-        used = np.bincount(self.slots, minlength=nodes.slots) > 0
-        may_open = used.sum() < self.cap
+        count = np.bincount(self.slots, minlength=nodes.slots)
+        current = int(self.slots[i])
+        home = int(nodes.slot_node[current]) if count[current] == 1 else -1
+        may_open = np.count_nonzero(count) < self.cap
+        used = count > 0
         out = []
         for j in self.node_order:
             lo, hi = int(nodes.slot_start[j]), int(nodes.slot_start[j + 1])
             out += [g for g in range(lo, hi) if used[g] and g != current]
-            free = [g for g in range(lo, hi) if not used[g]]
-            if free and may_open:
-                out.append(free[0])
+            if may_open and j != home:
+                free = np.flatnonzero(~used[lo:hi])
+                if free.size:
+                    out.append(lo + int(free[0]))
         return out
+
+    def _moves(self, order: list[int], start: int) -> Iterator[Candidate]:
+        """Each executor of ``order[start:]`` to each of its targets; taking one resumes
+        with the next executor."""
+        for k in range(start, len(order)):
+            i = order[k]
+            for g in self._targets(i):
+                yield k + 1, ((i, g),)
+
+    def _swaps(self, order: list[int], start: tuple[int, int]) -> Iterator[Candidate]:
+        """Each executor ``a`` of ``order[start[0]:]`` with every later ``b`` (larger
+        index, in ``order``'s sequence from ``start[1]``) of another component in
+        another slot; taking one resumes with the same ``a`` after that ``b``."""
+        comp = self.ev.table.exec_comp
+        executors = np.asarray(order)
+        comp_of = comp[executors]
+        first, j0 = start
+        for k in range(first, len(order)):
+            a = order[k]
+            slot_a = int(self.slots[a])
+            ok = (executors > a) & (comp_of != comp[a]) & (self.slots[executors] != slot_a)
+            for j in np.flatnonzero(ok[j0:]):
+                b = order[j0 + j]
+                yield (k, j0 + j + 1), ((a, int(self.slots[b])), (b, slot_a))
+            j0 = 0
 
     def _label(self, g: int) -> str:
         nodes = self.ev.nodes
@@ -161,65 +222,43 @@ class _Search:
         return f"{nodes.ids[j]}:{g - int(nodes.slot_start[j])}"
 
     def run(self, order: list[int]) -> None:
-        names = self.ev.executors
-        comp = self.ev.table.exec_comp
-        improved = True
-        while improved and self.evaluations < self.budget:
-            improved = False
-            for i in order:
-                src = int(self.slots[i])
-                targets = self._targets(src)[: self._left()]
-                cands = []
-                for g in targets:
-                    cand = self.slots.copy()
-                    cand[i] = g
-                    cands.append(cand)
-                for g, cand, score in zip(targets, cands, self._scores(cands), strict=True):
-                    if self._accept(cand, score):
-                        self._record(
-                            f"move {names[i]} {self._label(src)} -> {self._label(g)}", [names[i]]
-                        )
-                        improved = True
+        """Passes of moves then swaps, each improvement taken as it is found, until the
+        budget is spent or the scan comes back to the last step taken: every candidate
+        from there to the end of a pass was scored under this same placement and
+        improved nothing, so the pass that would score them again is cut there (the
+        steps taken are the same).
+        """
+        phases = ((self._moves, 0), (self._swaps, (0, 0)))
+        last = None  # the phase of the latest step and where its stream resumed
+        while self.evaluations < self.budget:
+            stepped = False
+            for phase, (stream, start) in enumerate(phases):
+                stop = last[1] if last is not None and last[0] == phase else None
+                while True:
+                    candidates = stream(order, start)
+                    if stop is not None:  # resume points grow along a stream
+                        candidates = takewhile(lambda c, s=stop: c[0] <= s, candidates)
+                    start = self._first_improvement(candidates)
+                    if start is None:
                         break
-                    if self.evaluations >= self.budget:
-                        return
-            for a in order:
-                start = 0
-                while start < len(order):
-                    # the swaps of a with every later b, under the current placement
-                    picks = [
-                        j
-                        for j in range(start, len(order))
-                        if order[j] > a
-                        and comp[a] != comp[order[j]]
-                        and self.slots[a] != self.slots[order[j]]
-                    ][: self._left()]
-                    if not picks:
-                        break
-                    cands = []
-                    for j in picks:
-                        cand = self.slots.copy()
-                        b = order[j]
-                        cand[a], cand[b] = cand[b], cand[a]
-                        cands.append(cand)
-                    start = picks[-1] + 1
-                    for j, cand, score in zip(picks, cands, self._scores(cands), strict=True):
-                        b = order[j]
-                        if self._accept(cand, score):
-                            self._record(f"swap {names[a]} <-> {names[b]}", [names[a], names[b]])
-                            improved = True
-                            start = j + 1  # the placement changed: the rest again from here
-                            if self.evaluations >= self.budget:
-                                return
-                            break
-                        if self.evaluations >= self.budget:
-                            return
+                    last, stop, stepped = (phase, start), None, True
+                if stop is not None:
+                    return
+            if not stepped:
+                return
 
-    def _record(self, what: str, executors: list[str]) -> None:
-        before, after = self.last
+    def _record(self, changes: tuple[tuple[int, int], ...], before, after) -> None:
+        """Describe a step taken (under the placement before it)."""
+        names = self.ev.executors
+        if len(changes) == 1:
+            ((i, g),) = changes
+            what = f"move {names[i]} {self._label(int(self.slots[i]))} -> {self._label(g)}"
+        else:
+            (a, _), (b, _) = changes
+            what = f"swap {names[a]} <-> {names[b]}"
         self.moves.append(f"step {len(self.moves) + 1}: {what}: {_gain(before, after)}")
-        for e in executors:
-            self.moved[e] = len(self.moves)
+        for i, _ in changes:
+            self.moved[names[i]] = len(self.moves)
 
 
 def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:

@@ -19,19 +19,11 @@ import numpy as np
 from core.simulator.batching import mean_hop_waits_s
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
-from core.simulator.placed_rates import placed_unit_rates
+from core.simulator.placed_rates import placed_unit_rates_many, row_bincount, row_take
 from core.simulator.results import CORE_FLOOR, RHO_CAP, Score
 
 # The scorer is a core.simulator.capacity.Evaluator, which imports this module.
 Evaluator = Any
-
-
-def _sums(keys: np.ndarray, weights: np.ndarray | None, bins: int) -> np.ndarray:
-    """Row-wise ``np.bincount(keys[b], weights[b], bins)``, shape (B, bins)."""
-    n_rows = keys.shape[0]
-    flat = (keys + (np.arange(n_rows) * bins)[:, None]).ravel()
-    w = None if weights is None else np.broadcast_to(weights, keys.shape).ravel()
-    return np.bincount(flat, w, n_rows * bins).reshape(n_rows, bins)
 
 
 def _rates(ev: Evaluator, slot_of: np.ndarray):
@@ -39,12 +31,12 @@ def _rates(ev: Evaluator, slot_of: np.ndarray):
     if ev._static is not None:
         r = ev._static
         return r.arrival, r.src_out, r.out_total, r.local_total, ev._totals[1], ev._total
-    rows = [placed_unit_rates(ev._plan, s, ev._dims[1]) for s in slot_of]
-    out_total = np.stack([r.out_total for r in rows])
-    local_total = np.stack([r.local_total for r in rows])
+    arrival, src_out, out_total, local_total = placed_unit_rates_many(
+        ev._plan, slot_of, ev._dims[1]
+    )
     return (
-        np.stack([r.arrival for r in rows]),
-        np.stack([r.src_out for r in rows]),
+        arrival,
+        src_out,
         out_total,
         local_total,
         out_total[:, ev.table.tgt_sid],
@@ -67,19 +59,19 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     kt = ev._tgt_g + slot_of[:, t.tgt_ex]
     nsrc, ntgt = node_of[:, t.src_ex], node_of[:, t.tgt_ex]
     ns, nt = ev._src_n + nsrc, ev._tgt_n + ntgt
-    out_g = _sums(ks, src_out, n_s * n_g)
-    w_g = _sums(kt, t.tgt_w, n_s * n_g)
-    out_n = _sums(ns, src_out, n_s * n_n)
-    w_n = _sums(nt, t.tgt_w, n_s * n_n)
+    out_g = row_bincount(ks, src_out, n_s * n_g)
+    w_g = row_bincount(kt, t.tgt_w, n_s * n_g)
+    out_n = row_bincount(ns, src_out, n_s * n_n)
+    w_n = row_bincount(nt, t.tgt_w, n_s * n_n)
     same_worker = (out_g * w_g).reshape(n_rows, n_s, n_g).sum(2) + local_total
     same_node = (out_n * w_n).reshape(n_rows, n_s, n_n).sum(2) + local_total
-    ser = src_out * (w_tot - np.take_along_axis(w_g, ks, 1)) * ev._ser_i
-    deser = t.tgt_w * (o_tot - np.take_along_axis(out_g, kt, 1)) * ev._deser_j
-    send_n = src_out * (w_tot - np.take_along_axis(w_n, ns, 1))
-    recv_n = t.tgt_w * (o_tot - np.take_along_axis(out_n, nt, 1))
+    ser = src_out * (w_tot - row_take(w_g, ks)) * ev._ser_i
+    deser = t.tgt_w * (o_tot - row_take(out_g, kt)) * ev._deser_j
+    send_n = src_out * (w_tot - row_take(w_n, ns))
+    recv_n = t.tgt_w * (o_tot - row_take(out_n, nt))
     service = ev.service_s[t.exec_comp[None, :], node_of]
     n_e = slot_of.shape[1]
-    serdes = _sums(
+    serdes = row_bincount(
         np.broadcast_to(ev._both_ex, (n_rows, len(ev._both_ex))),
         np.concatenate([ser, deser], axis=1),
         n_e,
@@ -87,15 +79,15 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     cpu = arrival * service + serdes
     busy = arrival > 0
     serdes = np.where(busy, serdes / np.where(busy, arrival, 1.0), 0.0)
-    node_cpu = _sums(node_of, cpu, n_n)
+    node_cpu = row_bincount(node_of, cpu, n_n)
     if ev._fixed is not None:
-        fixed = _sums(node_of, ev._fixed[t.exec_comp[None, :], node_of], n_n)
+        fixed = row_bincount(node_of, ev._fixed[t.exec_comp[None, :], node_of], n_n)
     else:
         fixed = np.zeros((n_rows, n_n))
-    nic_out = _sums(nsrc, send_n * ev._bytes_i, n_n)
-    nic_in = _sums(ntgt, recv_n * ev._bytes_j, n_n)
+    nic_out = row_bincount(nsrc, send_n * ev._bytes_i, n_n)
+    nic_in = row_bincount(ntgt, recv_n * ev._bytes_j, n_n)
     nic = np.maximum(nic_out, nic_in) * BITS_PER_BYTE / nodes.nic_bits_per_s
-    wire = _sums(
+    wire = row_bincount(
         np.broadcast_to(t.src_sid, nsrc.shape),
         send_n * ev._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc],
         n_s,
@@ -115,7 +107,7 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     rho = np.minimum(lam * mean, RHO_CAP)
     sojourn = mean + lam * (compute * compute * ev._cv2 + mean * mean) / (2.0 * (1.0 - rho))
     n_c = len(ev._in)
-    weighted = _sums(np.broadcast_to(t.exec_comp, sojourn.shape), arrival * sojourn, n_c)
+    weighted = row_bincount(np.broadcast_to(t.exec_comp, sojourn.shape), arrival * sojourn, n_c)
     comp_s = weighted * ev._inv_visit
     sw, sn = same_worker, same_node
     total = np.broadcast_to(total, sw.shape)
@@ -135,7 +127,7 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
             best = np.where(flows[:, k] & (cand > best), cand, best)
         path[:, c] = comp_s[:, c] + best
     latency = (path.max(1) * 1e3).tolist()
-    used = np.count_nonzero(_sums(node_of, None, n_n), axis=1).tolist()
+    used = np.count_nonzero(row_bincount(node_of, None, n_n), axis=1).tolist()
     return [
         Score(
             throughput=r * ev._visit_total,
@@ -179,34 +171,38 @@ def _mean_field(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> n
     Each row's sweeps stop where that row's single call would stop.
     """
     n_n = cores.shape[1]
-    count = _sums(node_of, None, n_n)
+    count = row_bincount(node_of, None, n_n)
     crowded = count > cores
     result = np.ones(demand.shape)
     rows = np.flatnonzero(crowded.any(1))
     if rows.size == 0:
         return result
     d, where, cnt = demand[rows], node_of[rows], count[rows]
-    c = np.take_along_axis(cores[rows], where, 1)
+    c = row_take(cores[rows], where)
     c_a = c + d
-    s = _sums(where, d / c_a, n_n)
-    total = np.take_along_axis(np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), cnt), where, 1)
+    s = row_bincount(where, d / c_a, n_n)
+    total = row_take(np.where(s < 1.0, s / np.maximum(1.0 - s, 1e-12), cnt), where)
     u = np.minimum(1.0, d * (1.0 + total) / c_a)
-    stretched = np.take_along_axis(crowded[rows], where, 1)
+    stretched = row_take(crowded[rows], where)
     f = np.where(stretched, np.maximum(1.0, (1.0 + total - u) / c), 1.0)
     out = np.empty_like(f)
     active = np.arange(len(rows))
+    # the rows still sweeping, compacted only when some stop; each node's bins per row
+    bins = where + (np.arange(len(rows)) * n_n)[:, None]
     for _ in range(MEAN_FIELD_SWEEPS):
-        fa, da, wa, ca = f[active], d[active], where[active], c[active]
-        u = np.minimum(1.0, da * fa)
-        total = np.take_along_axis(_sums(wa, u, n_n), wa, 1)
-        new = np.maximum(1.0, (1.0 + total - u) / ca)
-        done = np.max(np.abs(new - fa), axis=1) <= CONTENTION_TOL
-        out[active[done]] = new[done]
-        f[active] = new
-        active = active[~done]
-        if active.size == 0:
-            break
-    out[active] = f[active]
+        u = np.minimum(1.0, d * f)
+        total = np.bincount(bins.ravel(), u.ravel(), len(bins) * n_n).take(bins)
+        new = np.maximum(1.0, (1.0 + total - u) / c)
+        done = np.max(np.abs(new - f), axis=1) <= CONTENTION_TOL
+        f = new
+        if done.any():
+            out[active[done]] = new[done]
+            going = ~done
+            active, d, c, f = active[going], d[going], c[going], f[going]
+            if active.size == 0:
+                break
+            bins = where[active] + (np.arange(active.size) * n_n)[:, None]
+    out[active] = f
     result[rows] = out
     return result
 
@@ -215,6 +211,6 @@ def _same_rack(ev: Evaluator, node_of, src_out, local_total) -> np.ndarray:
     """Tuples per unit R of every stream that stay inside one rack, (B, S)."""
     t, n_r = ev.table, ev._racks
     rack = ev.nodes.rack[node_of]
-    out_r = _sums(ev._src_r + rack[:, t.src_ex], src_out, len(t.streams) * n_r)
-    w_r = _sums(ev._tgt_r + rack[:, t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
+    out_r = row_bincount(ev._src_r + rack[:, t.src_ex], src_out, len(t.streams) * n_r)
+    w_r = row_bincount(ev._tgt_r + rack[:, t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
     return (out_r * w_r).reshape(node_of.shape[0], -1, n_r).sum(2) + local_total

@@ -1,5 +1,6 @@
 """slotscope's own scheduler: never worse than the others, close to optimal."""
 
+import numpy as np
 import pytest
 from test_optimal import key_of, small
 
@@ -93,9 +94,58 @@ def test_batched_search_takes_the_same_steps_as_one_score_at_a_time(name, params
 
     sc = preset(name)
     batched = run_scheduler(sc, "slotscope", params)
-    monkeypatch.setattr(slotscope, "BATCH_EXECUTORS", 0)  # every candidate scored alone
+    monkeypatch.setattr(slotscope, "BATCH_CELLS", 0)  # every candidate scored alone
     single = run_scheduler(sc, "slotscope", params)
     assert batched.details["steps"] > 0
     assert batched.details == single.details
     assert batched.decisions == single.decisions
     assert batched.placement() == single.placement()
+
+
+def _search_from_even(name: str, budget: int):
+    """slotscope's local search run from ``even``'s placement of a preset."""
+
+    from core.hardware import computation_power
+    from core.schedulers.slotscope import _Search
+
+    sc = preset(name)
+    ev = Evaluator(sc)
+    slots = ev.encode(run_scheduler(sc, "even").placement())
+    power = np.array([computation_power(n) for n in sc.cluster.nodes])
+    cap = max(sc.workers, int(np.count_nonzero(np.bincount(slots))))
+    search = _Search(ev, slots, cap, budget, np.argsort(-power, kind="stable"))
+    order = [int(i) for i in np.argsort(-ev.loads(slots).cpu, kind="stable")]
+    search.run(order)
+    return search, order
+
+
+@pytest.mark.parametrize("name", ["wordcount", "rstorm-star", "lf-descent-lsp"])
+def test_a_converged_search_leaves_no_improving_move_or_swap(name):
+    """The search stops where its scan comes back to its last step: check that no
+    candidate of a whole fresh pass would improve on where it stopped."""
+    search, order = _search_from_even(name, budget=100_000)
+    assert search.evaluations < 100_000 and len(search.moves) > 0
+    key = score_key(search.score)
+    for stream, start in ((search._moves, 0), (search._swaps, (0, 0))):
+        rows = []
+        for _, changes in stream(order, start):
+            row = search.slots.copy()
+            for i, g in changes:
+                row[i] = g
+            rows.append(row)
+        assert rows
+        assert min(score_key(s) for s in search.ev.score_many(np.array(rows))) >= key
+
+
+def test_a_lone_executor_is_not_moved_to_a_free_slot_of_its_own_node():
+    search, _ = _search_from_even("wordcount", budget=1)
+    nodes = search.ev.nodes
+    search.cap = nodes.slots  # free slots stay open
+    free = np.flatnonzero(np.bincount(search.slots, minlength=nodes.slots) == 0)
+    search.slots[0] = free[0]  # executor 0 alone in a slot of a node with more free slots
+    home = nodes.slot_node[free[0]]
+    assert np.count_nonzero(nodes.slot_node[free] == home) > 1
+    targets = search._targets(0)
+    count = np.bincount(search.slots, minlength=nodes.slots)
+    assert not [g for g in targets if nodes.slot_node[g] == home and count[g] == 0]
+    assert len([g for g in targets if count[g] == 0]) == len(nodes.ids) - 1

@@ -5,7 +5,7 @@ import pytest
 
 from core.presets import preset
 from core.simulator.capacity import Evaluator
-from core.simulator.placed_rates import placed_unit_rates, rate_plan
+from core.simulator.placed_rates import placed_unit_rates, placed_unit_rates_many, rate_plan
 from core.simulator.rates import unit_rates
 
 LSP_PRESETS = ("lf-linear-lsp", "lf-diamond-lsp", "lf-star-x10-lsp")
@@ -28,3 +28,17 @@ def test_placed_unit_rates_equal_unit_rates_exactly(name):
             assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
         kept += fast.local_total.sum()
     assert kept > 0  # some placements kept local-or-shuffle traffic in its worker
+
+
+@pytest.mark.parametrize("name", LSP_PRESETS)
+def test_placed_unit_rates_many_equal_placed_unit_rates_row_by_row(name):
+    ev = Evaluator(preset(name))
+    plan = rate_plan(ev.table)
+    rows = np.array(_random_slots(ev, 20, seed=1))
+    many = placed_unit_rates_many(plan, rows, ev.nodes.slots)
+    for b, slots in enumerate(rows):
+        one = placed_unit_rates(plan, slots, ev.nodes.slots)
+        fields = (one.arrival, one.src_out, one.out_total, one.local_total)
+        for got, want in zip(many, fields, strict=True):
+            assert np.array_equal(got[b], want)
+    assert many[3].sum() > 0  # some rows kept local-or-shuffle traffic in their worker
