@@ -92,6 +92,16 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
             },
         },
         {
+            "selector": "node.machine.flat",
+            "style": {
+                "width": "data(w)",
+                "height": "data(h)",
+                "padding": 0,
+                "z-index-compare": "manual",
+                "z-index": 0,
+            },
+        },
+        {
             "selector": "node.machine.unused",
             "style": {"background-color": "#f1f5f9", "border-style": "dashed", "color": MUTED},
         },
@@ -136,6 +146,8 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "color": INK,
                 "text-outline-color": "#ffffff",
                 "text-outline-width": 2,
+                "z-index-compare": "manual",
+                "z-index": 2,
                 **{
                     key: value
                     for i in range(1, PIE_SLICES + 1)
@@ -185,6 +197,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "line-style": "dashed",
             },
         },
+        {"selector": "edge.flat", "style": {"z-index-compare": "manual", "z-index": 1}},
         {"selector": "node:selected", "style": {"border-color": ACCENT, "border-width": 2}},
     ]
 
@@ -192,25 +205,34 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
 MOVED_COLOR = "#dc2626"  # executors that sit elsewhere under the other scheduler of a pair
 
 
-def _id_selector(id_prefixes: list[str]) -> str:
-    return ", ".join(f'node[id ^= "{i}"]' for i in id_prefixes)
+def _id_selector(ids: list[str], exact: bool) -> str:
+    return ", ".join(f'node[id {"=" if exact else "^="} "{i}"]' for i in ids)
 
 
-def moved_styles(moved_node: list[str], moved_slot: list[str]) -> list[dict[str, Any]]:
+def moved_styles(
+    moved_node: list[str], moved_slot: list[str], exact: bool = False
+) -> list[dict[str, Any]]:
     """Outlines for executors (element id prefixes, ``executor_element_id(e)``) on another
-    node (solid) or worker (dashed)."""
+    node (solid) or worker (dashed); with ``exact``, for the aggregated slots (element
+    ids) that hold such executors, solid when one of them went to another node.
+
+    >>> [s["selector"] for s in moved_styles(["ex:a#0@"], [], exact=False)]
+    ['node[id ^= "ex:a#0@"]']
+    >>> [s["style"]["border-style"] for s in moved_styles(["slot:n1:0"], ["slot:n1:1"], True)]
+    ['dashed', 'solid']
+    """
     styles = []
     if moved_slot:
         styles.append(
             {
-                "selector": _id_selector(moved_slot),
+                "selector": _id_selector(moved_slot, exact),
                 "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "dashed"},
             }
         )
     if moved_node:
         styles.append(
             {
-                "selector": _id_selector(moved_node),
+                "selector": _id_selector(moved_node, exact),
                 "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "solid"},
             }
         )

@@ -3,32 +3,32 @@
 Pure functions: numbers in, element dicts out. The placement map is a
 compound graph, cluster node > worker slot > executor dot, with positions
 computed here (the ``preset`` layout), so every scheduler's map of one
-cluster has the same geometry and differences stand out. Traffic between
-workers is drawn as one edge per pair of slots (or, when that would be
-hundreds of edges, per pair of nodes) weighted by the number of
-executor-to-executor links it carries.
+cluster has the same geometry and differences stand out. A large placement
+(see :func:`aggregated`) is flat instead: node boxes and slot pies are plain
+nodes, boxes sized here, since cytoscape's compound nodes cost seconds to
+draw at that size. Traffic between workers is drawn as one edge per pair of
+slots (or, when that would be hundreds of edges, per pair of nodes)
+weighted by the number of executor-to-executor links it carries.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from core.hardware import computation_power, processing_speed, total_cores
 from core.model import ACKER_ID, Node, Scenario
 from core.topology import TopologyGraph, component_of, index_of
+from dashboard.map_geometry import (
+    NODE_GAP_X,
+    NODE_GAP_Y,
+    SLOT_GAP,
+    dot_positions,
+    map_geometry,
+    node_box,
+)
 
-DOT = 14  # px between executor dot centres
-DOT_SIZE = 10.0  # px: an executor dot's diameter when its slot holds no more than its share
-SLOT_GAP = 22  # px between slot boxes, room for the slot label
-NODE_GAP_X = 40  # px between node boxes side by side
-NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
-MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
-SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
-MIN_NODE_W = 210  # px: a node box is at least as wide as its label
 MAX_SLOT_LABELS = 32  # larger clusters leave slots unlabelled (unreadable, and slow to draw)
 MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 AGGREGATE_EXECUTORS = 100  # above this many executors a slot is one pie of its components
@@ -146,8 +146,11 @@ def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot]) -> int:
     return pairs
 
 
-def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> list[dict[str, Any]]:
-    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count."""
+def traffic_elements(
+    graph: TopologyGraph, placement: Mapping[str, Slot], flat: bool = False
+) -> list[dict[str, Any]]:
+    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count;
+    class ``flat`` too on a flat map (drawn above the node boxes, below the slots)."""
     by_node = _link_pairs(graph, placement) > MAX_SLOT_LINKS
     links = slot_links(graph, placement, by_node=by_node)
     links = {k: v for k, v in links.items() if k[0] != k[1]}
@@ -169,32 +172,12 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
                     "width": round(1.0 + 3.5 * count / top, 2),
                     "label": f"{count}",
                 },
-                "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
+                "classes": f"traffic {kind}"
+                + (" by-node" if by_node else "")
+                + (" flat" if flat else ""),
             }
         )
     return out
-
-
-def _grid_shape(count: int, aspect: float) -> tuple[int, int]:
-    """(columns, rows) holding ``count`` cells, about ``aspect`` times wider than tall."""
-    if count <= 0:
-        return 1, 1
-    cols = max(1, min(count, round(math.sqrt(count * aspect))))
-    return cols, math.ceil(count / cols)
-
-
-def best_columns(count: int, cell_w: float, cell_h: float, aspect: float = MAP_ASPECT) -> int:
-    """Columns of a grid of ``count`` cells that a viewport of ``aspect`` shows largest.
-
-    >>> best_columns(5, 200, 100, aspect=2.0)
-    3
-    """
-
-    def scale(cols: int) -> tuple[float, int]:
-        rows = math.ceil(count / cols)
-        return min(aspect / (cols * cell_w), 1.0 / (rows * cell_h)), -rows
-
-    return max(range(1, max(count, 1) + 1), key=scale)
 
 
 def node_label(node: Node, alpha: float = 0.8) -> str:
@@ -214,58 +197,6 @@ def node_label(node: Node, alpha: float = 0.8) -> str:
 def _executor_sort_key(graph: TopologyGraph):
     rank = {c: i for i, c in enumerate(graph.order)}
     return lambda e: (rank.get(component_of(e), len(rank)), index_of(e))
-
-
-@dataclass(frozen=True)
-class MapGeometry:
-    """Where slots and nodes go on a placement map: one geometry per scenario, so every
-    scheduler's map of it looks the same and only the dots move."""
-
-    slot_w: float
-    slot_h: float
-    slot_cols: int
-    node_w: float
-    node_h: float
-    node_cols: int
-
-
-def map_geometry(scenario: Scenario) -> MapGeometry:
-    """Slots sized for an even share of the executors (ceil(E / W)); nodes in a grid that
-    fills a wide pane."""
-    topo = scenario.topology
-    executors = sum(c.parallelism for c in topo.components) + topo.ackers
-    nodes = scenario.cluster.nodes
-    workers = max(1, min(scenario.workers, sum(n.slots for n in nodes)))
-    cols, rows = _grid_shape(math.ceil(executors / workers), 1.4)
-    slot_w, slot_h = max(cols, 2) * DOT, max(rows, 1) * DOT
-    widest = max((n.slots for n in nodes), default=1) or 1
-    if widest <= SLOTS_IN_A_ROW:
-        slot_cols = widest
-    else:
-        slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
-    node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
-    node_h = math.ceil(widest / slot_cols) * (slot_h + SLOT_GAP)
-    node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
-    return MapGeometry(slot_w, slot_h, slot_cols, node_w, node_h, node_cols)
-
-
-def dot_positions(count: int, cx: float, cy: float, geo: MapGeometry) -> tuple[list, float]:
-    """Centres of ``count`` dots in the slot box centred at (cx, cy), and their diameter:
-    a slot holding more than its share packs its dots closer.
-
-    >>> dot_positions(2, 0, 0, MapGeometry(28, 14, 1, 0, 0, 1))
-    ([(-7.0, 0.0), (7.0, 0.0)], 10.0)
-    """
-    cols = max(2, round(geo.slot_w / DOT))
-    pitch = DOT
-    if count > cols * max(1, round(geo.slot_h / DOT)):
-        cols = max(1, math.ceil(math.sqrt(count * geo.slot_w / geo.slot_h)))
-        pitch = min(geo.slot_w / cols, geo.slot_h / math.ceil(count / cols))
-    rows = math.ceil(count / cols) if count else 0
-    x0 = cx - pitch * min(cols, count) / 2
-    y0 = cy - pitch * rows / 2
-    spots = [(x0 + (j % cols + 0.5) * pitch, y0 + (j // cols + 0.5) * pitch) for j in range(count)]
-    return spots, round(min(DOT_SIZE, 0.8 * pitch), 2)
 
 
 def placement_elements(
@@ -295,41 +226,44 @@ def placement_elements(
         y0 = (i // geo.node_cols) * (geo.node_h + NODE_GAP_Y)
         x0 += (geo.node_w - geo.slot_cols * (geo.slot_w + SLOT_GAP)) / 2  # slots centred
         used = any(per_slot.get((node.id, s)) for s in range(node.slots))
-        out.append(
-            {
-                "data": {
-                    "id": node_element_id(node.id),
-                    "label": node_label(node, alpha),
-                    "node": node.id,
-                    "cores": total_cores(node),
-                    "w": geo.node_w - SLOT_GAP,
-                },
-                "classes": "machine" + ("" if used else " unused"),
-            }
-        )
+        machine = {
+            "data": {
+                "id": node_element_id(node.id),
+                "label": node_label(node, alpha),
+                "node": node.id,
+                "cores": total_cores(node),
+                "w": geo.node_w - SLOT_GAP,
+            },
+            "classes": "machine" + ("" if used else " unused"),
+        }
+        if aggregate:
+            machine["data"]["w"], machine["data"]["h"], machine["position"] = node_box(
+                node.slots, x0, y0, geo
+            )
+            machine["classes"] += " flat"
+        out.append(machine)
         for s in range(node.slots):
             cx = x0 + (s % geo.slot_cols) * (geo.slot_w + SLOT_GAP) + geo.slot_w / 2
             cy = y0 + (s // geo.slot_cols) * (geo.slot_h + SLOT_GAP) + geo.slot_h / 2
             execs = per_slot.get((node.id, s), [])
             label = (f"slot {s}" if execs else f"slot {s} · idle") if label_slots else ""
-            out.append(
-                {
-                    "data": {
-                        "id": slot_element_id(node.id, s),
-                        "parent": node_element_id(node.id),
-                        "label": label,
-                        "executors": len(execs),
-                        "w": geo.slot_w,
-                        "h": geo.slot_h,
-                    },
-                    "position": {"x": cx, "y": cy},
-                    "classes": "slot" + ("" if execs else " idle"),
-                }
-            )
+            slot = {
+                "data": {
+                    "id": slot_element_id(node.id, s),
+                    "label": label,
+                    "executors": len(execs),
+                    "w": geo.slot_w,
+                    "h": geo.slot_h,
+                },
+                "position": {"x": cx, "y": cy},
+                "classes": "slot" + ("" if execs else " idle"),
+            }
+            out.append(slot)
             if aggregate:
-                out[-1]["classes"] += " agg"
-                out[-1]["data"].update(slot_summary(execs, colors))
+                slot["classes"] += " agg"
+                slot["data"].update(slot_summary(execs, colors))
                 continue
+            slot["data"]["parent"] = node_element_id(node.id)
             spots, size = dot_positions(len(execs), cx, cy, geo)
             out.extend(
                 {
@@ -347,7 +281,7 @@ def placement_elements(
                 for e, (x, y) in zip(execs, spots, strict=True)
             )
     if traffic:
-        out.extend(traffic_elements(graph, placement))
+        out.extend(traffic_elements(graph, placement, flat=aggregate))
     return out
 
 

@@ -10,12 +10,12 @@ from core.topology import build_graph
 from dashboard.colors import component_colors
 from dashboard.elements import (
     MAX_SLOT_LINKS,
-    best_columns,
     dag_elements,
     placement_elements,
     slot_links,
     traffic_elements,
 )
+from dashboard.map_geometry import best_columns
 
 
 def _by_class(elements, cls):
