@@ -66,8 +66,9 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
 ]
 
 
-def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
-    """The placement map's style; inter-worker edges only when ``show_all_edges``."""
+def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> list[dict[str, Any]]:
+    """The placement map's style; inter-worker edges only when ``show_all_edges``; the pies
+    of aggregated slots in ``slices`` slices (:func:`dashboard.elements.slot_summary`)."""
     return [
         {
             "selector": "node.machine",
@@ -150,7 +151,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "z-index": 2,
                 **{
                     key: value
-                    for i in range(1, PIE_SLICES + 1)
+                    for i in range(1, slices + 1)
                     for key, value in (
                         (f"pie-{i}-background-color", f"data(pie{i}c)"),
                         (f"pie-{i}-background-size", f"data(pie{i}s)"),

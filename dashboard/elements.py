@@ -220,6 +220,7 @@ def placement_elements(
     nodes = scenario.cluster.nodes
     label_slots = sum(n.slots for n in nodes) <= MAX_SLOT_LABELS
     aggregate = aggregated(len(placement), len(nodes))
+    slices = pie_slices(len(graph.order))
     out: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
         x0 = (i % geo.node_cols) * (geo.node_w + NODE_GAP_X)
@@ -261,7 +262,7 @@ def placement_elements(
             out.append(slot)
             if aggregate:
                 slot["classes"] += " agg"
-                slot["data"].update(slot_summary(execs, colors))
+                slot["data"].update(slot_summary(execs, colors, slices))
                 continue
             slot["data"]["parent"] = node_element_id(node.id)
             spots, size = dot_positions(len(execs), cx, cy, geo)
@@ -294,26 +295,40 @@ def aggregated(executors: int, nodes: int) -> bool:
     return executors > AGGREGATE_EXECUTORS or nodes > AGGREGATE_NODES
 
 
-def slot_summary(executors: Sequence[str], colors: Mapping[str, str]) -> dict[str, Any]:
-    """An aggregated slot's data: executor count, members, and pie slices by component.
+def pie_slices(components: int) -> int:
+    """Pie slices an aggregated map of a topology of ``components`` needs: one each, at most
+    :data:`PIE_SLICES` (fewer mapped slices make cytoscape's style pass cheaper).
 
-    >>> d = slot_summary(["a#0", "a#1", "b#0", "a#2"], {"a": "#f00", "b": "#00f"})
-    >>> d["label"], d["members"], d["pie1c"], d["pie1s"], d["pie2s"]
-    ('4', 'a#0 a#1 b#0 a#2', '#f00', 75.0, 25.0)
+    >>> pie_slices(8), pie_slices(40), pie_slices(0)
+    (8, 16, 1)
+    """
+    return max(1, min(PIE_SLICES, components))
+
+
+def slot_summary(
+    executors: Sequence[str], colors: Mapping[str, str], slices: int = PIE_SLICES
+) -> dict[str, Any]:
+    """An aggregated slot's data: executor count, members, and ``slices`` pie slices by
+    component (the smallest components share the last slice when there are more).
+
+    >>> d = slot_summary(["a#0", "a#1", "b#0", "a#2"], {"a": "#f00", "b": "#00f"}, slices=3)
+    >>> d["label"], d["members"], d["pie1c"], d["pie1s"], d["pie2s"], d["pie3s"], "pie4s" in d
+    ('4', 'a#0 a#1 b#0 a#2', '#f00', 75.0, 25.0, 0.0, False)
     """
     counts = Counter(component_of(e) for e in executors)
     total = sum(counts.values()) or 1
     ranked = counts.most_common()
-    head, tail = ranked[: PIE_SLICES - 1], ranked[PIE_SLICES - 1 :]
-    slices = [(colors.get(c, "#888"), n) for c, n in head]
-    if tail:
-        slices.append(("#94a3b8", sum(n for _, n in tail)))
+    if len(ranked) > slices:
+        ranked[slices - 1 :] = [("", sum(n for _, n in ranked[slices - 1 :]))]
     data: dict[str, Any] = {
         "label": str(len(executors)) if executors else "",
         "members": " ".join(executors),
     }
-    for (color_key, size_key), (color, n) in zip(_PIE_KEYS, slices, strict=False):
-        data[color_key], data[size_key] = color, round(100.0 * n / total, 3)
-    for color_key, size_key in _PIE_KEYS[len(slices) :]:
-        data[color_key], data[size_key] = "#ffffff", 0.0  # an empty slice
+    for i, (color_key, size_key) in enumerate(_PIE_KEYS[:slices]):
+        if i < len(ranked):
+            c, n = ranked[i]
+            data[color_key] = colors.get(c, "#888") if c else "#94a3b8"
+            data[size_key] = round(100.0 * n / total, 3)
+        else:
+            data[color_key], data[size_key] = "#ffffff", 0.0  # an empty slice
     return data

@@ -21,8 +21,8 @@ from core.schedulers import SCHEDULERS
 from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
-from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet, moved_styles
-from dashboard.elements import aggregated, executor_element_id, slot_element_id
+from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.map_styles import first_pair, panel_stylesheet
 from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
 
 EXPORT_FORMATS = (
@@ -37,11 +37,10 @@ def frame(
     scheduler: str,
     color: str,
     content: PanelContent | None = None,
-    show_all_edges: bool = False,
-    outlines: Sequence[dict[str, Any]] = (),
+    stylesheet: list[dict[str, Any]] | None = None,
 ) -> html.Div:
     """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given;
-    the map's stylesheet is complete (``outlines`` too), so no restyle follows the paint."""
+    the map is drawn with ``stylesheet`` (:func:`dashboard.map_styles.panel_stylesheet`)."""
     spec = SCHEDULERS[scheduler]
     content = content or PanelContent([], [], [], [], [])
     dag_layout, map_layout = content.layouts()
@@ -104,7 +103,7 @@ def frame(
                         id=ids.map_id(scheduler),
                         elements=content.placement,
                         layout=map_layout,
-                        stylesheet=map_stylesheet(show_all_edges) + list(outlines),
+                        stylesheet=stylesheet or map_stylesheet(),
                         className="cyto cyto-map",
                         minZoom=0.1,
                         maxZoom=4,
@@ -139,36 +138,15 @@ def frames(
     if not chosen:
         return [html.Div("Pick at least one scheduler above.", className="empty-state")]
     if not (scenario_data and rate and rate > 0):
-        return [frame(s, colors[s], None, show_all_edges) for s in chosen]
+        return [frame(s, colors[s], None, map_stylesheet(show_all_edges)) for s in chosen]
     text = canonical(scenario_data)
     out = []
     for s in chosen:
         params_text = canonical((params or {}).get(s, {}))
         content = panel_content(text, s, params_text, float(rate))
-        outlines = _outlines(compared, s, text, params_text, float(rate))
-        out.append(frame(s, colors[s], content, show_all_edges, outlines))
+        style = panel_stylesheet(show_all_edges, compared, s, text, params_text, float(rate))
+        out.append(frame(s, colors[s], content, style))
     return out
-
-
-def first_pair(
-    scenario_data: Mapping[str, Any],
-    selected: Sequence[str],
-    params: Mapping[str, Mapping[str, Any]],
-    rate: float,
-) -> dict[str, Any] | None:
-    """What the compare store holds after the page loads (the first two selected
-    schedulers, as :func:`dashboard.compare.controls` picks them), for the first paint."""
-    if (
-        len(selected) < 2
-        or selected[0] == selected[1]
-        or not set(selected[:2]) <= SCHEDULERS.keys()
-    ):
-        return None
-    text = canonical(scenario_data)
-    a, b = (
-        evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in selected[:2]
-    )
-    return compare.store_of(selected[0], selected[1], compare.changes_of(a, b))
 
 
 def legend() -> html.Div:
@@ -292,61 +270,6 @@ def fill_panel(scenario_data, params, rate, results, panel):
         content.placement,
         content.decisions,
         *content.layouts(),
-    )
-
-
-@callback(
-    Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
-    Input(ids.ALL_EDGES, "value"),
-    Input(ids.COMPARE_STORE, "data"),
-    Input({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
-    State(ids.SCENARIO_STORE, "data"),
-    State(ids.PARAMS_STORE, "data"),
-    State(ids.RATE, "value"),
-    State({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
-    prevent_initial_call=True,
-)
-def map_styles(all_edges, compared, map_ids, scenario_data, params, rate, current):
-    """Inter-worker edges on request; the compared pair's moved executors outlined. A map
-    whose stylesheet is already right is left alone: a restyle redraws every element (the
-    compare store is written once after every page load, with the pair the page drew)."""
-    text = canonical(scenario_data) if scenario_data and rate and rate > 0 else None
-    wanted = [
-        map_stylesheet(bool(all_edges))
-        + (
-            _outlines(
-                compared, m["sched"], text, canonical((params or {}).get(m["sched"], {})), rate
-            )
-            if text
-            else []
-        )
-        for m in map_ids
-    ]
-    if wanted == current:
-        raise PreventUpdate
-    return [no_update if w == c else w for w, c in zip(wanted, current, strict=True)]
-
-
-def _outlines(
-    compared: Mapping[str, Any] | None, scheduler: str, text: str, params_text: str, rate: float
-) -> list[dict[str, Any]]:
-    """The moved executors outlined in one scheduler's map: their dots, or on an aggregated
-    map the slots that hold them."""
-    if not compared or scheduler not in compared.get("pair", ()):
-        return []
-    ev = evaluate(text, scheduler, params_text, float(rate))
-    placement = ev.schedule.placement() if ev.schedule else {}
-    if aggregated(len(placement), len(scenario_of(text).cluster.nodes)):
-        return moved_styles(
-            *(
-                sorted({slot_element_id(*placement[e]) for e in compared[key] if e in placement})
-                for key in ("moved_node", "moved_slot")
-            ),
-            exact=True,
-        )
-    return moved_styles(
-        [executor_element_id(e) for e in compared["moved_node"]],
-        [executor_element_id(e) for e in compared["moved_slot"]],
     )
 
 

@@ -185,5 +185,35 @@ def test_large_placements_draw_each_slot_as_a_pie_of_its_executors():
     for e in slots:  # the pie's slices add up to the whole slot
         d = e["data"]
         if d["members"]:
-            assert abs(sum(d[f"pie{i}s"] for i in range(1, 17)) - 100.0) < 1e-6
+            assert (
+                abs(sum(v for k, v in d.items() if k.endswith("s") and k.startswith("pie")) - 100)
+                < 1e-6
+            )
             assert d["label"] == str(len(d["members"].split()))
+
+
+def test_a_large_map_is_flat_boxes_around_their_slots_with_pies_of_every_component():
+    sc = preset("lf-diamond-x10")  # 8 components (acker included) on 8 nodes x 10 slots
+    graph = build_graph(sc)
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    assert not [e for e in elements if "parent" in e["data"]]  # no compound node
+    boxes = {e["data"]["node"]: e for e in _by_class(elements, "machine")}
+    assert len(boxes) == 8 and all("flat" in b["classes"] for b in boxes.values())
+    for slot in _by_class(elements, "slot"):
+        box = boxes[slot["data"]["id"].split(":")[1]]
+        for axis, size in (("x", "w"), ("y", "h")):
+            gap = (box["data"][size] - slot["data"][size]) / 2
+            assert abs(slot["position"][axis] - box["position"][axis]) <= gap - 10 + 1e-9
+    assert len(graph.order) == 8
+    assert all(
+        "pie8s" in s["data"] and "pie9s" not in s["data"] for s in _by_class(elements, "agg")
+    )
+    assert all("flat" in e["classes"] for e in _by_class(elements, "traffic"))
+
+
+def test_a_small_map_keeps_its_compound_boxes():
+    sc = preset("wordcount")
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    slots = _by_class(elements, "slot")
+    assert all(s["data"]["parent"] == f"node:{s['data']['id'].split(':')[1]}" for s in slots)
+    assert not [e for e in elements if "flat" in e.get("classes", "")]
