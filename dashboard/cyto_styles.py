@@ -66,6 +66,12 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
 ]
 
 
+def _layer(z: int) -> dict[str, Any]:
+    """Draw order on a placement map, whose boxes are plain nodes placed over each other:
+    node boxes 0, inter-worker edges 1, inter-node edges 2, slots 3, executor dots 4."""
+    return {"z-index-compare": "manual", "z-index": z}
+
+
 def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> list[dict[str, Any]]:
     """The placement map's style; inter-worker edges only when ``show_all_edges``; the pies
     of aggregated slots in ``slices`` slices (:func:`dashboard.elements.slot_summary`)."""
@@ -84,22 +90,14 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "text-margin-y": -4,
                 "font-family": FONT,
                 "font-size": 11,
-                "min-width": "data(w)",
+                "width": "data(w)",
+                "height": "data(h)",
                 "text-background-color": "#ffffff",
                 "text-background-opacity": 0.85,
                 "text-background-padding": "2px",
                 "color": INK,
-                "padding": "10px",
-            },
-        },
-        {
-            "selector": "node.machine.flat",
-            "style": {
-                "width": "data(w)",
-                "height": "data(h)",
                 "padding": 0,
-                "z-index-compare": "manual",
-                "z-index": 0,
+                **_layer(0),
             },
         },
         {
@@ -121,15 +119,14 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "font-size": 9,
                 "color": MUTED,
                 "padding": "4px",
-                "min-width": "data(w)",
-                "min-height": "data(h)",
+                "width": "data(w)",
+                "height": "data(h)",
+                **_layer(3),
             },
         },
         {
             "selector": "node.slot.idle",
             "style": {
-                "width": "data(w)",
-                "height": "data(h)",
                 "background-color": "#f1f5f9",
                 "border-style": "dashed",
                 "border-color": "#cbd5e1",
@@ -139,16 +136,12 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
             "selector": "node.slot.agg",
             "style": {
                 "shape": "ellipse",
-                "width": "data(w)",
-                "height": "data(h)",
                 "pie-size": "92%",
                 "text-valign": "center",
                 "font-size": 10,
                 "color": INK,
                 "text-outline-color": "#ffffff",
                 "text-outline-width": 2,
-                "z-index-compare": "manual",
-                "z-index": 2,
                 **{
                     key: value
                     for i in range(1, slices + 1)
@@ -169,6 +162,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "border-width": 0.5,
                 "border-color": "#ffffff",
                 "label": "",
+                **_layer(4),
             },
         },
         {
@@ -179,6 +173,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "opacity": 0.5,
                 "target-arrow-shape": "triangle",
                 "arrow-scale": 0.6,
+                **_layer(1),
             },
         },
         {
@@ -186,7 +181,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
             "style": {
                 "line-color": TRAFFIC_COLORS["inter_node"],
                 "target-arrow-color": TRAFFIC_COLORS["inter_node"],
-                "z-index": 10,
+                **_layer(2),
             },
         },
         {
@@ -198,7 +193,6 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "line-style": "dashed",
             },
         },
-        {"selector": "edge.flat", "style": {"z-index-compare": "manual", "z-index": 1}},
         {"selector": "node:selected", "style": {"border-color": ACCENT, "border-width": 2}},
     ]
 

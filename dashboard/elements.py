@@ -1,14 +1,16 @@
 """Cytoscape elements of a panel: the topology DAG and the placement map.
 
-Pure functions: numbers in, element dicts out. The placement map is a
-compound graph, cluster node > worker slot > executor dot, with positions
-computed here (the ``preset`` layout), so every scheduler's map of one
-cluster has the same geometry and differences stand out. A large placement
-(see :func:`aggregated`) is flat instead: node boxes and slot pies are plain
-nodes, boxes sized here, since cytoscape's compound nodes cost seconds to
-draw at that size. Traffic between workers is drawn as one edge per pair of
-slots (or, when that would be hundreds of edges, per pair of nodes)
-weighted by the number of executor-to-executor links it carries.
+Pure functions: numbers in, element dicts out. The placement map draws
+cluster node > worker slot > executor dot as boxes inside boxes, every
+position and box size computed here (the ``preset`` layout,
+:mod:`dashboard.map_geometry`), so every scheduler's map of one cluster has
+the same geometry and differences stand out. They are plain nodes, not
+cytoscape compound nodes, whose bounding-box and style passes cost seconds
+on the x10 presets; an executor names its slot in its data (``slot``).
+Large placements (see :func:`aggregated`) draw a slot as one pie of its
+components. Traffic between workers is drawn as one edge per pair of slots
+(or, when that would be hundreds of edges, per pair of nodes) weighted by
+the number of executor-to-executor links it carries.
 """
 
 from __future__ import annotations
@@ -146,11 +148,8 @@ def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot]) -> int:
     return pairs
 
 
-def traffic_elements(
-    graph: TopologyGraph, placement: Mapping[str, Slot], flat: bool = False
-) -> list[dict[str, Any]]:
-    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count;
-    class ``flat`` too on a flat map (drawn above the node boxes, below the slots)."""
+def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> list[dict[str, Any]]:
+    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count."""
     by_node = _link_pairs(graph, placement) > MAX_SLOT_LINKS
     links = slot_links(graph, placement, by_node=by_node)
     links = {k: v for k, v in links.items() if k[0] != k[1]}
@@ -172,9 +171,7 @@ def traffic_elements(
                     "width": round(1.0 + 3.5 * count / top, 2),
                     "label": f"{count}",
                 },
-                "classes": f"traffic {kind}"
-                + (" by-node" if by_node else "")
-                + (" flat" if flat else ""),
+                "classes": f"traffic {kind}" + (" by-node" if by_node else ""),
             }
         )
     return out
@@ -227,22 +224,21 @@ def placement_elements(
         y0 = (i // geo.node_cols) * (geo.node_h + NODE_GAP_Y)
         x0 += (geo.node_w - geo.slot_cols * (geo.slot_w + SLOT_GAP)) / 2  # slots centred
         used = any(per_slot.get((node.id, s)) for s in range(node.slots))
-        machine = {
-            "data": {
-                "id": node_element_id(node.id),
-                "label": node_label(node, alpha),
-                "node": node.id,
-                "cores": total_cores(node),
-                "w": geo.node_w - SLOT_GAP,
-            },
-            "classes": "machine" + ("" if used else " unused"),
-        }
-        if aggregate:
-            machine["data"]["w"], machine["data"]["h"], machine["position"] = node_box(
-                node.slots, x0, y0, geo
-            )
-            machine["classes"] += " flat"
-        out.append(machine)
+        w, h, centre = node_box(node.slots, x0, y0, geo, label_slots and not aggregate)
+        out.append(
+            {
+                "data": {
+                    "id": node_element_id(node.id),
+                    "label": node_label(node, alpha),
+                    "node": node.id,
+                    "cores": total_cores(node),
+                    "w": w,
+                    "h": h,
+                },
+                "position": centre,
+                "classes": "machine" + ("" if used else " unused"),
+            }
+        )
         for s in range(node.slots):
             cx = x0 + (s % geo.slot_cols) * (geo.slot_w + SLOT_GAP) + geo.slot_w / 2
             cy = y0 + (s // geo.slot_cols) * (geo.slot_h + SLOT_GAP) + geo.slot_h / 2
@@ -264,13 +260,12 @@ def placement_elements(
                 slot["classes"] += " agg"
                 slot["data"].update(slot_summary(execs, colors, slices))
                 continue
-            slot["data"]["parent"] = node_element_id(node.id)
             spots, size = dot_positions(len(execs), cx, cy, geo)
             out.extend(
                 {
                     "data": {
                         "id": executor_element_id(e, node.id, s),
-                        "parent": slot_element_id(node.id, s),
+                        "slot": slot_element_id(node.id, s),
                         "label": e,
                         "component": component_of(e),
                         "d": size,
@@ -282,7 +277,7 @@ def placement_elements(
                 for e, (x, y) in zip(execs, spots, strict=True)
             )
     if traffic:
-        out.extend(traffic_elements(graph, placement, flat=aggregate))
+        out.extend(traffic_elements(graph, placement))
     return out
 
 

@@ -16,7 +16,8 @@ DOT_SIZE = 10.0  # px: an executor dot's diameter when its slot holds no more th
 SLOT_GAP = 22  # px between slot boxes, room for the slot label
 NODE_GAP_X = 40  # px between node boxes side by side
 NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
-NODE_PAD = 10  # px between a flat map's node box and its slots (a compound node's padding)
+NODE_PAD = 14  # px between a node's box and its slot boxes (with their 4 px padding)
+SLOT_LABEL_H = 12  # px under a slot box for its label
 MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
 SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
 MIN_NODE_W = 210  # px: a node box is at least as wide as its label
@@ -96,15 +97,18 @@ def dot_positions(count: int, cx: float, cy: float, geo: MapGeometry) -> tuple[l
     return spots, round(min(DOT_SIZE, 0.8 * pitch), 2)
 
 
-def node_box(slots: int, x0: float, y0: float, geo: MapGeometry) -> tuple[float, float, dict]:
-    """Width, height and centre of a flat map's node box around its ``slots`` slots, the
-    first one's box at (x0, y0): the box a compound node would draw around them.
+def node_box(
+    slots: int, x0: float, y0: float, geo: MapGeometry, labelled: bool = False
+) -> tuple[float, float, dict]:
+    """Width, height and centre of a node's box around its ``slots`` slots, the first
+    one's box at (x0, y0), with room for the slot labels under the last row if
+    ``labelled``: the box a compound node would draw around them.
 
     >>> node_box(3, 0, 0, MapGeometry(28, 14, 2, 210, 72, 1))
-    (208, 70, {'x': 39.0, 'y': 25.0})
+    (216, 78, {'x': 39.0, 'y': 25.0})
     """
     rows = max(1, math.ceil(slots / geo.slot_cols))
-    inner_h = rows * (geo.slot_h + SLOT_GAP) - SLOT_GAP
+    inner_h = rows * (geo.slot_h + SLOT_GAP) - SLOT_GAP + (SLOT_LABEL_H if labelled else 0)
     inner_w = geo.slot_cols * (geo.slot_w + SLOT_GAP) - SLOT_GAP
     return (
         round(geo.node_w - SLOT_GAP + 2 * NODE_PAD),

@@ -48,7 +48,7 @@ def _outlined_slots(duo, scheduler: str) -> int:
 
 
 def test_an_aggregated_map_is_flat_with_each_slot_inside_its_node_box(x10):
-    assert _count(x10, "even", "node.machine.flat") == 8
+    assert _count(x10, "even", "node.machine") == 8
     assert _count(x10, "even", ":parent") == 0 and _count(x10, "even", ".executor") == 0
     outside = x10.driver.execute_script(
         f"var cy = {_cy('even', 'placement-map')}; var bad = 0;"

@@ -48,7 +48,7 @@ def test_one_dot_per_executor_in_its_slot_and_component_colour():
     assert len(dots) == graph.executor_count == 28
     for dot in dots:
         node, slot = schedule.placement()[dot["data"]["label"]]
-        assert dot["data"]["parent"] == f"slot:{node}:{slot}"
+        assert dot["data"]["slot"] == f"slot:{node}:{slot}"
         assert dot["data"]["color"] == colors[dot["data"]["component"]]
         assert set(dot["position"]) == {"x", "y"}
 
@@ -192,28 +192,31 @@ def test_large_placements_draw_each_slot_as_a_pie_of_its_executors():
             assert d["label"] == str(len(d["members"].split()))
 
 
-def test_a_large_map_is_flat_boxes_around_their_slots_with_pies_of_every_component():
-    sc = preset("lf-diamond-x10")  # 8 components (acker included) on 8 nodes x 10 slots
-    graph = build_graph(sc)
+def _inside(inner, outer, margin: float) -> bool:
+    """Whether element ``inner``'s box lies ``margin`` px or more inside ``outer``'s."""
+    return all(
+        abs(inner["position"][axis] - outer["position"][axis])
+        <= (outer["data"][size] - inner["data"][size]) / 2 - margin
+        for axis, size in (("x", "w"), ("y", "h"))
+    )
+
+
+@pytest.mark.parametrize("name", ["wordcount", "lf-linear-x10", "lf-diamond-x10"])
+def test_maps_are_plain_boxes_each_slot_inside_its_node_box(name):
+    sc = preset(name)
     elements = _map(sc, run_scheduler(sc, "even").placement())
     assert not [e for e in elements if "parent" in e["data"]]  # no compound node
     boxes = {e["data"]["node"]: e for e in _by_class(elements, "machine")}
-    assert len(boxes) == 8 and all("flat" in b["classes"] for b in boxes.values())
-    for slot in _by_class(elements, "slot"):
-        box = boxes[slot["data"]["id"].split(":")[1]]
-        for axis, size in (("x", "w"), ("y", "h")):
-            gap = (box["data"][size] - slot["data"][size]) / 2
-            assert abs(slot["position"][axis] - box["position"][axis]) <= gap - 10 + 1e-9
-    assert len(graph.order) == 8
-    assert all(
-        "pie8s" in s["data"] and "pie9s" not in s["data"] for s in _by_class(elements, "agg")
-    )
-    assert all("flat" in e["classes"] for e in _by_class(elements, "traffic"))
-
-
-def test_a_small_map_keeps_its_compound_boxes():
-    sc = preset("wordcount")
-    elements = _map(sc, run_scheduler(sc, "even").placement())
+    assert len(boxes) == len(sc.cluster.nodes)
     slots = _by_class(elements, "slot")
-    assert all(s["data"]["parent"] == f"node:{s['data']['id'].split(':')[1]}" for s in slots)
-    assert not [e for e in elements if "flat" in e.get("classes", "")]
+    assert len(slots) == sum(n.slots for n in sc.cluster.nodes)
+    for slot in slots:  # 4 px of slot padding, then a margin
+        assert _inside(slot, boxes[slot["data"]["id"].split(":")[1]], 4 + 6), slot["data"]["id"]
+
+
+def test_a_large_map_has_pies_of_as_many_slices_as_components():
+    sc = preset("lf-diamond-x10")  # 8 components (acker included)
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    assert len(build_graph(sc).order) == 8
+    pies = _by_class(elements, "agg")
+    assert len(pies) == 80 and all("pie8s" in s["data"] and "pie9s" not in s["data"] for s in pies)
