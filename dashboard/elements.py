@@ -52,11 +52,10 @@ def slot_element_id(node: str, slot: int) -> str:
 def executor_element_id(executor: str, node: str | None = None, slot: int | None = None) -> str:
     """An executor dot's element id, which names its slot: ``ex:split#0@n1:2``.
 
-    An executor that changes slot is then a new element. dash-cytoscape removes
-    vanished elements (a slot's children with it) before it patches the ones that
-    stay, so a dot kept under the id of a removed slot vanished with it: every dot
-    did when an import or upload renamed the nodes. Without a slot, the prefix all
-    of an executor's ids share (for selectors).
+    An executor that changes slot is then a new element, drawn where its new slot
+    is (when slots were compound parents, a dot kept under the id of a removed
+    slot vanished with it). Without a slot, the prefix all of an executor's ids
+    share (for selectors).
 
     >>> executor_element_id("split#0", "n1", 2), executor_element_id("split#0")
     ('ex:split#0@n1:2', 'ex:split#0@')
