@@ -66,8 +66,15 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
 ]
 
 
-def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
-    """The placement map's style; inter-worker edges only when ``show_all_edges``."""
+def _layer(z: int) -> dict[str, Any]:
+    """Draw order on a placement map, whose boxes are plain nodes placed over each other:
+    node boxes 0, inter-worker edges 1, inter-node edges 2, slots 3, executor dots 4."""
+    return {"z-index-compare": "manual", "z-index": z}
+
+
+def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> list[dict[str, Any]]:
+    """The placement map's style; inter-worker edges only when ``show_all_edges``; the pies
+    of aggregated slots in ``slices`` slices (:func:`dashboard.elements.slot_summary`)."""
     return [
         {
             "selector": "node.machine",
@@ -83,12 +90,14 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "text-margin-y": -4,
                 "font-family": FONT,
                 "font-size": 11,
-                "min-width": "data(w)",
+                "width": "data(w)",
+                "height": "data(h)",
                 "text-background-color": "#ffffff",
                 "text-background-opacity": 0.85,
                 "text-background-padding": "2px",
                 "color": INK,
-                "padding": "10px",
+                "padding": 0,
+                **_layer(0),
             },
         },
         {
@@ -110,15 +119,14 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "font-size": 9,
                 "color": MUTED,
                 "padding": "4px",
-                "min-width": "data(w)",
-                "min-height": "data(h)",
+                "width": "data(w)",
+                "height": "data(h)",
+                **_layer(3),
             },
         },
         {
             "selector": "node.slot.idle",
             "style": {
-                "width": "data(w)",
-                "height": "data(h)",
                 "background-color": "#f1f5f9",
                 "border-style": "dashed",
                 "border-color": "#cbd5e1",
@@ -128,8 +136,6 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
             "selector": "node.slot.agg",
             "style": {
                 "shape": "ellipse",
-                "width": "data(w)",
-                "height": "data(h)",
                 "pie-size": "92%",
                 "text-valign": "center",
                 "font-size": 10,
@@ -138,7 +144,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "text-outline-width": 2,
                 **{
                     key: value
-                    for i in range(1, PIE_SLICES + 1)
+                    for i in range(1, slices + 1)
                     for key, value in (
                         (f"pie-{i}-background-color", f"data(pie{i}c)"),
                         (f"pie-{i}-background-size", f"data(pie{i}s)"),
@@ -156,6 +162,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "border-width": 0.5,
                 "border-color": "#ffffff",
                 "label": "",
+                **_layer(4),
             },
         },
         {
@@ -166,6 +173,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
                 "opacity": 0.5,
                 "target-arrow-shape": "triangle",
                 "arrow-scale": 0.6,
+                **_layer(1),
             },
         },
         {
@@ -173,7 +181,7 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
             "style": {
                 "line-color": TRAFFIC_COLORS["inter_node"],
                 "target-arrow-color": TRAFFIC_COLORS["inter_node"],
-                "z-index": 10,
+                **_layer(2),
             },
         },
         {
@@ -192,25 +200,34 @@ def map_stylesheet(show_all_edges: bool = False) -> list[dict[str, Any]]:
 MOVED_COLOR = "#dc2626"  # executors that sit elsewhere under the other scheduler of a pair
 
 
-def _id_selector(id_prefixes: list[str]) -> str:
-    return ", ".join(f'node[id ^= "{i}"]' for i in id_prefixes)
+def _id_selector(ids: list[str], exact: bool) -> str:
+    return ", ".join(f'node[id {"=" if exact else "^="} "{i}"]' for i in ids)
 
 
-def moved_styles(moved_node: list[str], moved_slot: list[str]) -> list[dict[str, Any]]:
+def moved_styles(
+    moved_node: list[str], moved_slot: list[str], exact: bool = False
+) -> list[dict[str, Any]]:
     """Outlines for executors (element id prefixes, ``executor_element_id(e)``) on another
-    node (solid) or worker (dashed)."""
+    node (solid) or worker (dashed); with ``exact``, for the aggregated slots (element
+    ids) that hold such executors, solid when one of them went to another node.
+
+    >>> [s["selector"] for s in moved_styles(["ex:a#0@"], [], exact=False)]
+    ['node[id ^= "ex:a#0@"]']
+    >>> [s["style"]["border-style"] for s in moved_styles(["slot:n1:0"], ["slot:n1:1"], True)]
+    ['dashed', 'solid']
+    """
     styles = []
     if moved_slot:
         styles.append(
             {
-                "selector": _id_selector(moved_slot),
+                "selector": _id_selector(moved_slot, exact),
                 "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "dashed"},
             }
         )
     if moved_node:
         styles.append(
             {
-                "selector": _id_selector(moved_node),
+                "selector": _id_selector(moved_node, exact),
                 "style": {"border-width": 3, "border-color": MOVED_COLOR, "border-style": "solid"},
             }
         )

@@ -1,34 +1,36 @@
 """Cytoscape elements of a panel: the topology DAG and the placement map.
 
-Pure functions: numbers in, element dicts out. The placement map is a
-compound graph, cluster node > worker slot > executor dot, with positions
-computed here (the ``preset`` layout), so every scheduler's map of one
-cluster has the same geometry and differences stand out. Traffic between
-workers is drawn as one edge per pair of slots (or, when that would be
-hundreds of edges, per pair of nodes) weighted by the number of
-executor-to-executor links it carries.
+Pure functions: numbers in, element dicts out. The placement map draws
+cluster node > worker slot > executor dot as boxes inside boxes, every
+position and box size computed here (the ``preset`` layout,
+:mod:`dashboard.map_geometry`), so every scheduler's map of one cluster has
+the same geometry and differences stand out. They are plain nodes, not
+cytoscape compound nodes, whose bounding-box and style passes cost seconds
+on the x10 presets; an executor names its slot in its data (``slot``).
+Large placements (see :func:`aggregated`) draw a slot as one pie of its
+components. Traffic between workers is drawn as one edge per pair of slots
+(or, when that would be hundreds of edges, per pair of nodes) weighted by
+the number of executor-to-executor links it carries.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from core.hardware import computation_power, processing_speed, total_cores
 from core.model import ACKER_ID, Node, Scenario
 from core.topology import TopologyGraph, component_of, index_of
+from dashboard.map_geometry import (
+    NODE_GAP_X,
+    NODE_GAP_Y,
+    SLOT_GAP,
+    dot_positions,
+    map_geometry,
+    node_box,
+)
 
-DOT = 14  # px between executor dot centres
-DOT_SIZE = 10.0  # px: an executor dot's diameter when its slot holds no more than its share
-SLOT_GAP = 22  # px between slot boxes, room for the slot label
-NODE_GAP_X = 40  # px between node boxes side by side
-NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
-MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
-SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
-MIN_NODE_W = 210  # px: a node box is at least as wide as its label
 MAX_SLOT_LABELS = 32  # larger clusters leave slots unlabelled (unreadable, and slow to draw)
 MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 AGGREGATE_EXECUTORS = 100  # above this many executors a slot is one pie of its components
@@ -50,11 +52,10 @@ def slot_element_id(node: str, slot: int) -> str:
 def executor_element_id(executor: str, node: str | None = None, slot: int | None = None) -> str:
     """An executor dot's element id, which names its slot: ``ex:split#0@n1:2``.
 
-    An executor that changes slot is then a new element. dash-cytoscape removes
-    vanished elements (a slot's children with it) before it patches the ones that
-    stay, so a dot kept under the id of a removed slot vanished with it: every dot
-    did when an import or upload renamed the nodes. Without a slot, the prefix all
-    of an executor's ids share (for selectors).
+    An executor that changes slot is then a new element, drawn where its new slot
+    is (when slots were compound parents, a dot kept under the id of a removed
+    slot vanished with it). Without a slot, the prefix all of an executor's ids
+    share (for selectors).
 
     >>> executor_element_id("split#0", "n1", 2), executor_element_id("split#0")
     ('ex:split#0@n1:2', 'ex:split#0@')
@@ -175,28 +176,6 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
     return out
 
 
-def _grid_shape(count: int, aspect: float) -> tuple[int, int]:
-    """(columns, rows) holding ``count`` cells, about ``aspect`` times wider than tall."""
-    if count <= 0:
-        return 1, 1
-    cols = max(1, min(count, round(math.sqrt(count * aspect))))
-    return cols, math.ceil(count / cols)
-
-
-def best_columns(count: int, cell_w: float, cell_h: float, aspect: float = MAP_ASPECT) -> int:
-    """Columns of a grid of ``count`` cells that a viewport of ``aspect`` shows largest.
-
-    >>> best_columns(5, 200, 100, aspect=2.0)
-    3
-    """
-
-    def scale(cols: int) -> tuple[float, int]:
-        rows = math.ceil(count / cols)
-        return min(aspect / (cols * cell_w), 1.0 / (rows * cell_h)), -rows
-
-    return max(range(1, max(count, 1) + 1), key=scale)
-
-
 def node_label(node: Node, alpha: float = 0.8) -> str:
     """Two lines: id and hardware; processing speed (GFLOP/s) and computation power.
 
@@ -214,58 +193,6 @@ def node_label(node: Node, alpha: float = 0.8) -> str:
 def _executor_sort_key(graph: TopologyGraph):
     rank = {c: i for i, c in enumerate(graph.order)}
     return lambda e: (rank.get(component_of(e), len(rank)), index_of(e))
-
-
-@dataclass(frozen=True)
-class MapGeometry:
-    """Where slots and nodes go on a placement map: one geometry per scenario, so every
-    scheduler's map of it looks the same and only the dots move."""
-
-    slot_w: float
-    slot_h: float
-    slot_cols: int
-    node_w: float
-    node_h: float
-    node_cols: int
-
-
-def map_geometry(scenario: Scenario) -> MapGeometry:
-    """Slots sized for an even share of the executors (ceil(E / W)); nodes in a grid that
-    fills a wide pane."""
-    topo = scenario.topology
-    executors = sum(c.parallelism for c in topo.components) + topo.ackers
-    nodes = scenario.cluster.nodes
-    workers = max(1, min(scenario.workers, sum(n.slots for n in nodes)))
-    cols, rows = _grid_shape(math.ceil(executors / workers), 1.4)
-    slot_w, slot_h = max(cols, 2) * DOT, max(rows, 1) * DOT
-    widest = max((n.slots for n in nodes), default=1) or 1
-    if widest <= SLOTS_IN_A_ROW:
-        slot_cols = widest
-    else:
-        slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
-    node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
-    node_h = math.ceil(widest / slot_cols) * (slot_h + SLOT_GAP)
-    node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
-    return MapGeometry(slot_w, slot_h, slot_cols, node_w, node_h, node_cols)
-
-
-def dot_positions(count: int, cx: float, cy: float, geo: MapGeometry) -> tuple[list, float]:
-    """Centres of ``count`` dots in the slot box centred at (cx, cy), and their diameter:
-    a slot holding more than its share packs its dots closer.
-
-    >>> dot_positions(2, 0, 0, MapGeometry(28, 14, 1, 0, 0, 1))
-    ([(-7.0, 0.0), (7.0, 0.0)], 10.0)
-    """
-    cols = max(2, round(geo.slot_w / DOT))
-    pitch = DOT
-    if count > cols * max(1, round(geo.slot_h / DOT)):
-        cols = max(1, math.ceil(math.sqrt(count * geo.slot_w / geo.slot_h)))
-        pitch = min(geo.slot_w / cols, geo.slot_h / math.ceil(count / cols))
-    rows = math.ceil(count / cols) if count else 0
-    x0 = cx - pitch * min(cols, count) / 2
-    y0 = cy - pitch * rows / 2
-    spots = [(x0 + (j % cols + 0.5) * pitch, y0 + (j // cols + 0.5) * pitch) for j in range(count)]
-    return spots, round(min(DOT_SIZE, 0.8 * pitch), 2)
 
 
 def placement_elements(
@@ -289,12 +216,14 @@ def placement_elements(
     nodes = scenario.cluster.nodes
     label_slots = sum(n.slots for n in nodes) <= MAX_SLOT_LABELS
     aggregate = aggregated(len(placement), len(nodes))
+    slices = pie_slices(len(graph.order))
     out: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
         x0 = (i % geo.node_cols) * (geo.node_w + NODE_GAP_X)
         y0 = (i // geo.node_cols) * (geo.node_h + NODE_GAP_Y)
         x0 += (geo.node_w - geo.slot_cols * (geo.slot_w + SLOT_GAP)) / 2  # slots centred
         used = any(per_slot.get((node.id, s)) for s in range(node.slots))
+        w, h, centre = node_box(node.slots, x0, y0, geo, label_slots and not aggregate)
         out.append(
             {
                 "data": {
@@ -302,8 +231,10 @@ def placement_elements(
                     "label": node_label(node, alpha),
                     "node": node.id,
                     "cores": total_cores(node),
-                    "w": geo.node_w - SLOT_GAP,
+                    "w": w,
+                    "h": h,
                 },
+                "position": centre,
                 "classes": "machine" + ("" if used else " unused"),
             }
         )
@@ -312,30 +243,28 @@ def placement_elements(
             cy = y0 + (s // geo.slot_cols) * (geo.slot_h + SLOT_GAP) + geo.slot_h / 2
             execs = per_slot.get((node.id, s), [])
             label = (f"slot {s}" if execs else f"slot {s} · idle") if label_slots else ""
-            out.append(
-                {
-                    "data": {
-                        "id": slot_element_id(node.id, s),
-                        "parent": node_element_id(node.id),
-                        "label": label,
-                        "executors": len(execs),
-                        "w": geo.slot_w,
-                        "h": geo.slot_h,
-                    },
-                    "position": {"x": cx, "y": cy},
-                    "classes": "slot" + ("" if execs else " idle"),
-                }
-            )
+            slot = {
+                "data": {
+                    "id": slot_element_id(node.id, s),
+                    "label": label,
+                    "executors": len(execs),
+                    "w": geo.slot_w,
+                    "h": geo.slot_h,
+                },
+                "position": {"x": cx, "y": cy},
+                "classes": "slot" + ("" if execs else " idle"),
+            }
+            out.append(slot)
             if aggregate:
-                out[-1]["classes"] += " agg"
-                out[-1]["data"].update(slot_summary(execs, colors))
+                slot["classes"] += " agg"
+                slot["data"].update(slot_summary(execs, colors, slices))
                 continue
             spots, size = dot_positions(len(execs), cx, cy, geo)
             out.extend(
                 {
                     "data": {
                         "id": executor_element_id(e, node.id, s),
-                        "parent": slot_element_id(node.id, s),
+                        "slot": slot_element_id(node.id, s),
                         "label": e,
                         "component": component_of(e),
                         "d": size,
@@ -360,26 +289,40 @@ def aggregated(executors: int, nodes: int) -> bool:
     return executors > AGGREGATE_EXECUTORS or nodes > AGGREGATE_NODES
 
 
-def slot_summary(executors: Sequence[str], colors: Mapping[str, str]) -> dict[str, Any]:
-    """An aggregated slot's data: executor count, members, and pie slices by component.
+def pie_slices(components: int) -> int:
+    """Pie slices an aggregated map of a topology of ``components`` needs: one each, at most
+    :data:`PIE_SLICES` (fewer mapped slices make cytoscape's style pass cheaper).
 
-    >>> d = slot_summary(["a#0", "a#1", "b#0", "a#2"], {"a": "#f00", "b": "#00f"})
-    >>> d["label"], d["members"], d["pie1c"], d["pie1s"], d["pie2s"]
-    ('4', 'a#0 a#1 b#0 a#2', '#f00', 75.0, 25.0)
+    >>> pie_slices(8), pie_slices(40), pie_slices(0)
+    (8, 16, 1)
+    """
+    return max(1, min(PIE_SLICES, components))
+
+
+def slot_summary(
+    executors: Sequence[str], colors: Mapping[str, str], slices: int = PIE_SLICES
+) -> dict[str, Any]:
+    """An aggregated slot's data: executor count, members, and ``slices`` pie slices by
+    component (the smallest components share the last slice when there are more).
+
+    >>> d = slot_summary(["a#0", "a#1", "b#0", "a#2"], {"a": "#f00", "b": "#00f"}, slices=3)
+    >>> d["label"], d["members"], d["pie1c"], d["pie1s"], d["pie2s"], d["pie3s"], "pie4s" in d
+    ('4', 'a#0 a#1 b#0 a#2', '#f00', 75.0, 25.0, 0.0, False)
     """
     counts = Counter(component_of(e) for e in executors)
     total = sum(counts.values()) or 1
     ranked = counts.most_common()
-    head, tail = ranked[: PIE_SLICES - 1], ranked[PIE_SLICES - 1 :]
-    slices = [(colors.get(c, "#888"), n) for c, n in head]
-    if tail:
-        slices.append(("#94a3b8", sum(n for _, n in tail)))
+    if len(ranked) > slices:
+        ranked[slices - 1 :] = [("", sum(n for _, n in ranked[slices - 1 :]))]
     data: dict[str, Any] = {
         "label": str(len(executors)) if executors else "",
         "members": " ".join(executors),
     }
-    for (color_key, size_key), (color, n) in zip(_PIE_KEYS, slices, strict=False):
-        data[color_key], data[size_key] = color, round(100.0 * n / total, 3)
-    for color_key, size_key in _PIE_KEYS[len(slices) :]:
-        data[color_key], data[size_key] = "#ffffff", 0.0  # an empty slice
+    for i, (color_key, size_key) in enumerate(_PIE_KEYS[:slices]):
+        if i < len(ranked):
+            c, n = ranked[i]
+            data[color_key] = colors.get(c, "#888") if c else "#94a3b8"
+            data[size_key] = round(100.0 * n / total, 3)
+        else:
+            data[color_key], data[size_key] = "#ffffff", 0.0  # an empty slice
     return data

@@ -21,8 +21,8 @@ from core.schedulers import SCHEDULERS
 from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
-from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet, moved_styles
-from dashboard.elements import executor_element_id
+from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.map_styles import first_pair, panel_stylesheet
 from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
 
 EXPORT_FORMATS = (
@@ -34,9 +34,13 @@ EXPORT_FORMATS = (
 
 
 def frame(
-    scheduler: str, color: str, content: PanelContent | None = None, show_all_edges: bool = False
+    scheduler: str,
+    color: str,
+    content: PanelContent | None = None,
+    stylesheet: list[dict[str, Any]] | None = None,
 ) -> html.Div:
-    """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given."""
+    """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given;
+    the map is drawn with ``stylesheet`` (:func:`dashboard.map_styles.panel_stylesheet`)."""
     spec = SCHEDULERS[scheduler]
     content = content or PanelContent([], [], [], [], [])
     dag_layout, map_layout = content.layouts()
@@ -99,7 +103,7 @@ def frame(
                         id=ids.map_id(scheduler),
                         elements=content.placement,
                         layout=map_layout,
-                        stylesheet=map_stylesheet(show_all_edges),
+                        stylesheet=stylesheet or map_stylesheet(),
                         className="cyto cyto-map",
                         minZoom=0.1,
                         maxZoom=4,
@@ -125,24 +129,24 @@ def frames(
     params: Mapping[str, Mapping[str, Any]] | None,
     rate: float | None,
     show_all_edges: bool = False,
+    compared: Mapping[str, Any] | None = None,
 ) -> list[html.Div]:
-    """The panels of the selected schedulers, filled in when the scenario and rate are given."""
+    """The panels of the selected schedulers, filled in when the scenario and rate are given
+    (the ``compared`` pair's moved executors outlined)."""
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
     if not chosen:
         return [html.Div("Pick at least one scheduler above.", className="empty-state")]
-    text = canonical(scenario_data) if scenario_data and rate and rate > 0 else None
-    return [
-        frame(
-            s,
-            colors[s],
-            panel_content(text, s, canonical((params or {}).get(s, {})), float(rate))
-            if text
-            else None,
-            show_all_edges,
-        )
-        for s in chosen
-    ]
+    if not (scenario_data and rate and rate > 0):
+        return [frame(s, colors[s], None, map_stylesheet(show_all_edges)) for s in chosen]
+    text = canonical(scenario_data)
+    out = []
+    for s in chosen:
+        params_text = canonical((params or {}).get(s, {}))
+        content = panel_content(text, s, params_text, float(rate))
+        style = panel_stylesheet(show_all_edges, compared, s, text, params_text, float(rate))
+        out.append(frame(s, colors[s], content, style))
+    return out
 
 
 def legend() -> html.Div:
@@ -199,7 +203,15 @@ def layout(
             compare.controls(selected),
             whatif.controls(),
             html.Div(
-                frames(scenario_data, selected, params, rate), id=ids.PANELS, className="panels"
+                frames(
+                    scenario_data,
+                    selected,
+                    params,
+                    rate,
+                    compared=first_pair(scenario_data, selected, params, rate),
+                ),
+                id=ids.PANELS,
+                className="panels",
             ),
         ],
     )
@@ -212,11 +224,12 @@ def layout(
     State(ids.PARAMS_STORE, "data"),
     State(ids.RATE, "value"),
     State(ids.ALL_EDGES, "value"),
+    State(ids.COMPARE_STORE, "data"),
     prevent_initial_call=True,
 )
-def show_panels(selected, scenario_data, params, rate, all_edges):
+def show_panels(selected, scenario_data, params, rate, all_edges, compared):
     """A panel per selected scheduler, drawn at once (later edits refresh each on its own)."""
-    return frames(scenario_data, selected or [], params, rate, bool(all_edges))
+    return frames(scenario_data, selected or [], params, rate, bool(all_edges), compared)
 
 
 @callback(
@@ -257,27 +270,6 @@ def fill_panel(scenario_data, params, rate, results, panel):
         content.placement,
         content.decisions,
         *content.layouts(),
-    )
-
-
-@callback(
-    Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
-    Input(ids.ALL_EDGES, "value"),
-    Input(ids.COMPARE_STORE, "data"),
-    Input({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
-    prevent_initial_call=True,
-)
-def map_styles(all_edges, compared, map_ids):
-    """Inter-worker edges on request; the compared pair's moved executors outlined."""
-    return [map_stylesheet(bool(all_edges)) + _outlines(compared, m["sched"]) for m in map_ids]
-
-
-def _outlines(compared: Mapping[str, Any] | None, scheduler: str) -> list[dict[str, Any]]:
-    if not compared or scheduler not in compared.get("pair", ()):
-        return []
-    return moved_styles(
-        [executor_element_id(e) for e in compared["moved_node"]],
-        [executor_element_id(e) for e in compared["moved_slot"]],
     )
 
 

@@ -37,7 +37,7 @@ def executor_slots(duo, scheduler: str) -> dict[str, str]:
     """Executor -> slot element id, from a scheduler's placement map."""
     return duo.driver.execute_script(
         f"var o = {{}}; {_cy(scheduler, 'placement-map')}.nodes('.executor')"
-        ".forEach(function (n) { o[n.data('label')] = n.data('parent'); }); return o;"
+        ".forEach(function (n) { o[n.data('label')] = n.data('slot'); }); return o;"
     )
 
 

@@ -10,12 +10,12 @@ from core.topology import build_graph
 from dashboard.colors import component_colors
 from dashboard.elements import (
     MAX_SLOT_LINKS,
-    best_columns,
     dag_elements,
     placement_elements,
     slot_links,
     traffic_elements,
 )
+from dashboard.map_geometry import best_columns
 
 
 def _by_class(elements, cls):
@@ -48,7 +48,7 @@ def test_one_dot_per_executor_in_its_slot_and_component_colour():
     assert len(dots) == graph.executor_count == 28
     for dot in dots:
         node, slot = schedule.placement()[dot["data"]["label"]]
-        assert dot["data"]["parent"] == f"slot:{node}:{slot}"
+        assert dot["data"]["slot"] == f"slot:{node}:{slot}"
         assert dot["data"]["color"] == colors[dot["data"]["component"]]
         assert set(dot["position"]) == {"x", "y"}
 
@@ -185,5 +185,38 @@ def test_large_placements_draw_each_slot_as_a_pie_of_its_executors():
     for e in slots:  # the pie's slices add up to the whole slot
         d = e["data"]
         if d["members"]:
-            assert abs(sum(d[f"pie{i}s"] for i in range(1, 17)) - 100.0) < 1e-6
+            assert (
+                abs(sum(v for k, v in d.items() if k.endswith("s") and k.startswith("pie")) - 100)
+                < 1e-6
+            )
             assert d["label"] == str(len(d["members"].split()))
+
+
+def _inside(inner, outer, margin: float) -> bool:
+    """Whether element ``inner``'s box lies ``margin`` px or more inside ``outer``'s."""
+    return all(
+        abs(inner["position"][axis] - outer["position"][axis])
+        <= (outer["data"][size] - inner["data"][size]) / 2 - margin
+        for axis, size in (("x", "w"), ("y", "h"))
+    )
+
+
+@pytest.mark.parametrize("name", ["wordcount", "lf-linear-x10", "lf-diamond-x10"])
+def test_maps_are_plain_boxes_each_slot_inside_its_node_box(name):
+    sc = preset(name)
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    assert not [e for e in elements if "parent" in e["data"]]  # no compound node
+    boxes = {e["data"]["node"]: e for e in _by_class(elements, "machine")}
+    assert len(boxes) == len(sc.cluster.nodes)
+    slots = _by_class(elements, "slot")
+    assert len(slots) == sum(n.slots for n in sc.cluster.nodes)
+    for slot in slots:  # 4 px of slot padding, then a margin
+        assert _inside(slot, boxes[slot["data"]["id"].split(":")[1]], 4 + 6), slot["data"]["id"]
+
+
+def test_a_large_map_has_pies_of_as_many_slices_as_components():
+    sc = preset("lf-diamond-x10")  # 8 components (acker included)
+    elements = _map(sc, run_scheduler(sc, "even").placement())
+    assert len(build_graph(sc).order) == 8
+    pies = _by_class(elements, "agg")
+    assert len(pies) == 80 and all("pie8s" in s["data"] and "pie9s" not in s["data"] for s in pies)

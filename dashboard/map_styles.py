@@ -1,0 +1,128 @@
+"""The placement maps' stylesheets: complete at the first paint, changed only when needed.
+
+A map's stylesheet depends on the inter-worker edges toggle, on its topology
+(the pie slices of an aggregated map) and on the compared pair (its moved
+executors outlined). Panels are drawn with the stylesheet in force; the
+restyle callback leaves a map alone when its stylesheet is already right,
+since a restyle redraws every element of every map (0.5-1 s on the x10
+presets, once after every page load when the compare store is first written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dash import ALL, Input, Output, State, callback, no_update
+from dash.exceptions import PreventUpdate
+
+from core.schedulers import SCHEDULERS
+from dashboard import compare, ids
+from dashboard.compute import canonical, evaluate, scenario_of
+from dashboard.cyto_styles import map_stylesheet, moved_styles
+from dashboard.elements import (
+    PIE_SLICES,
+    aggregated,
+    executor_element_id,
+    pie_slices,
+    slot_element_id,
+)
+
+
+def panel_stylesheet(
+    show_all_edges: bool,
+    compared: Mapping[str, Any] | None,
+    scheduler: str,
+    text: str | None,
+    params_text: str = "{}",
+    rate: float = 0.0,
+) -> list[dict[str, Any]]:
+    """One scheduler's map stylesheet for the scenario ``text`` (None: no scenario yet)."""
+    if text is None or rate <= 0:
+        return map_stylesheet(show_all_edges)
+    ev = evaluate(text, scheduler, params_text, float(rate))
+    slices = pie_slices(len(ev.graph.order)) if ev.graph is not None else PIE_SLICES
+    placement = ev.schedule.placement() if ev.schedule is not None else {}
+    return map_stylesheet(show_all_edges, slices) + outlines(
+        compared, scheduler, placement, len(scenario_of(text).cluster.nodes)
+    )
+
+
+def outlines(
+    compared: Mapping[str, Any] | None,
+    scheduler: str,
+    placement: Mapping[str, tuple[str, int]],
+    nodes: int,
+) -> list[dict[str, Any]]:
+    """The compared pair's moved executors outlined in one scheduler's map: their dots, or
+    on an aggregated map the slots that hold them.
+
+    >>> pair = {"pair": ["a", "b"], "moved_node": ["x#0"], "moved_slot": []}
+    >>> [s["selector"] for s in outlines(pair, "a", {"x#0": ("n1", 0)}, 2)]
+    ['node[id ^= "ex:x#0@"]']
+    >>> [s["selector"] for s in outlines(pair, "a", {"x#0": ("n1", 0)}, 40)]
+    ['node[id = "slot:n1:0"]']
+    >>> outlines(pair, "c", {"x#0": ("n1", 0)}, 2)
+    []
+    """
+    if not compared or scheduler not in compared.get("pair", ()):
+        return []
+    if aggregated(len(placement), nodes):
+        return moved_styles(
+            *(
+                sorted({slot_element_id(*placement[e]) for e in compared[key] if e in placement})
+                for key in ("moved_node", "moved_slot")
+            ),
+            exact=True,
+        )
+    return moved_styles(
+        [executor_element_id(e) for e in compared["moved_node"]],
+        [executor_element_id(e) for e in compared["moved_slot"]],
+    )
+
+
+def first_pair(
+    scenario_data: Mapping[str, Any],
+    selected: Sequence[str],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> dict[str, Any] | None:
+    """What the compare store holds once the page has loaded (the first two selected
+    schedulers, as :func:`dashboard.compare.controls` picks them), for the first paint."""
+    pair = list(selected[:2])
+    if len(pair) < 2 or pair[0] == pair[1] or not set(pair) <= SCHEDULERS.keys():
+        return None
+    text = canonical(scenario_data)
+    a, b = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in pair)
+    return compare.store_of(pair[0], pair[1], compare.changes_of(a, b))
+
+
+@callback(
+    Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
+    Input(ids.ALL_EDGES, "value"),
+    Input(ids.COMPARE_STORE, "data"),
+    Input({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
+    State(ids.RATE, "value"),
+    State({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
+    prevent_initial_call=True,
+)
+def map_styles(all_edges, compared, map_ids, scenario_data, params, rate, current):
+    """Inter-worker edges on request; the compared pair's moved executors outlined; a map
+    whose stylesheet is already right left alone."""
+    text = canonical(scenario_data) if scenario_data and rate and rate > 0 else None
+    wanted = [
+        panel_stylesheet(
+            bool(all_edges),
+            compared,
+            m["sched"],
+            text,
+            canonical((params or {}).get(m["sched"], {})),
+            float(rate or 0.0),
+        )
+        for m in map_ids
+    ]
+    if wanted == current:
+        raise PreventUpdate
+    return [no_update if w == c else w for w, c in zip(wanted, current, strict=True)]
