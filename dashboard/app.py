@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dash_cytoscape as cyto
 from dash import Dash
+from flask import request
 from flask_caching import Cache
 
 from dashboard import (
@@ -57,6 +58,14 @@ cache = Cache(
 )
 jobs.install(server, cache)
 app.layout = layout.serve
+
+
+@server.before_request
+def _prefetch_page() -> None:
+    """The page itself is requested: start placing its panels (see layout.prefetch)."""
+    if request.path == app.config.requests_pathname_prefix:
+        layout.prefetch(request.query_string.decode())
+
 
 # The feature modules whose @callback functions this app serves (imported for that).
 FEATURES = (charts, compare, editors, importer, panels, ranking, scenario_bar, simulate, whatif)

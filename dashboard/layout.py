@@ -4,10 +4,13 @@
 first paint needs no callback. It reads the preset and schedulers a shared
 URL names from the layout request's Referer (the page's own URL); when a
 browser sends none, the scenario bar applies the URL after the first paint.
+The request for the page itself starts placing its panels (:func:`prefetch`),
+so that work overlaps the browser's loading of the scripts.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 from urllib.parse import urlparse
 
@@ -114,9 +117,14 @@ def glossary() -> html.Section:
 def requested_view() -> tuple[str, list[str], bool]:
     """The preset and schedulers of the page being loaded (its URL), else the defaults,
     and whether it is a presentation (``present=A,B``: that pair only)."""
+    referrer = request.referrer if has_request_context() else None
+    return view_of(urlparse(referrer).query if referrer else "")
+
+
+def view_of(query: str) -> tuple[str, list[str], bool]:
+    """The preset, schedulers and presentation flag a page URL's query names."""
     name, selected, pair = None, None, None
-    if has_request_context() and request.referrer:
-        query = urlparse(request.referrer).query
+    if query:
         name, selected = parse_query(query, PRESETS, SCHEDULERS)
         pair = parse_present(query, SCHEDULERS)
     default = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
@@ -129,6 +137,38 @@ def requested_view() -> tuple[str, list[str], bool]:
     )
 
 
+# Page loads whose panels are being placed while the browser fetches the scripts.
+_PREFETCHING: dict[tuple[str, tuple[str, ...]], threading.Thread] = {}
+
+
+def prefetch(query: str) -> None:
+    """Start placing the panels of the page a URL query names, in a thread.
+
+    Called when the browser asks for the page itself: the browser then spends
+    about a second fetching and compiling the scripts before it asks for the
+    layout (:func:`serve`), which waits for this thread and finds every
+    placement in the caches instead of computing it then.
+    """
+    name, selected, _ = view_of(query)
+    key = (name, tuple(selected))
+    if key in _PREFETCHING:
+        return
+    _PREFETCHING[key] = thread = threading.Thread(
+        target=_place_panels, args=(name, selected), daemon=True
+    )
+    thread.start()
+
+
+def _place_panels(name: str, selected: list[str]) -> None:
+    scenario = preset(name)
+    panels.layout(
+        scenario.to_json_dict(),
+        selected,
+        registry.default_params(selected),
+        scenario.workload.rate,
+    )
+
+
 def serve() -> html.Div:
     """The page, with a filled-in panel for every selected scheduler.
 
@@ -138,6 +178,9 @@ def serve() -> html.Div:
     if has_request_context() and current_app.config.get(jobs.WARM_ON_VISIT_CONFIG, True):
         jobs.job_pool().warm(current_app.config.get(jobs.MASTER_CONFIG))
     name, selected, presenting = requested_view()
+    placing = _PREFETCHING.pop((name, tuple(selected)), None)
+    if placing is not None:
+        placing.join()  # its placements are in the caches: the panels below reuse them
     scenario = preset(name)
     params = registry.default_params(selected)
     data = scenario.to_json_dict()
