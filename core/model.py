@@ -101,6 +101,14 @@ class Topology(_Model):
         description="Storm acker executors (__acker), fed by every component; 0 = none.",
     )
     acker_cpu_us: float = Field(1.0, ge=0, description="Acker CPU per ack, microseconds.")
+    reliable_spouts: bool = Field(
+        True,
+        description=(
+            "Spouts emit with a message id, so the ackers track every tuple tree (Storm's "
+            "guaranteed processing). False for unreliable spouts (e.g. storm-starter's "
+            "RandomSentenceSpout): the acker executors run and take memory but get no acks."
+        ),
+    )
     components: list[Component] = Field(min_length=1)
     streams: list[Stream] = Field(default_factory=list)
 

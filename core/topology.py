@@ -32,6 +32,7 @@ class TopologyGraph:
     order: tuple[str, ...]
     preds: Mapping[str, tuple[str, ...]]
     succs: Mapping[str, tuple[str, ...]]
+    reliable_spouts: bool = True  # acks flow to the ackers (topology.reliable_spouts)
 
     @property
     def spouts(self) -> tuple[str, ...]:
@@ -130,6 +131,7 @@ def build_graph(scenario: Scenario, parallelism: Mapping[str, int] | None = None
         order=order,
         preds=preds,
         succs=succs,
+        reliable_spouts=topo.reliable_spouts,
     )
 
 

@@ -90,9 +90,9 @@ def wordcount_topology(workers: int) -> dict[str, Any]:
     # Sec. 6.2 of the paper: "we have 28 executors for wordcount topology",
     # i.e. 25 + 3 ackers (storm-starter sets 3 workers; Storm's acker count
     # defaults to the number of workers). RandomSentenceSpout emits without a
-    # message id, so Storm tracks no tuple trees and the ackers receive
-    # nothing; the scenario format cannot place idle ackers (ackers > 0
-    # charges one ack per tuple), a gap recorded in core.claims.
+    # message id (Storm 2.0.0 storm-starter, RandomSentenceSpout.nextTuple), so
+    # Storm tracks no tuple trees: the ackers run but receive nothing
+    # (reliable_spouts false).
     # Costs, ours [costs]: five sentences, 6.4 words each on average (32 words,
     # 148 characters): sentence ~30 B, word ~4 B, (word, count) ~8 B of values.
     # 27 distinct words; "the" is 4 of the 32 (12.5%): Zipf s = 0.5 over 27
@@ -106,6 +106,7 @@ def wordcount_topology(workers: int) -> dict[str, Any]:
         "name": "wordcount",
         "workers": workers,
         "ackers": 3,
+        "reliable_spouts": False,
         "components": [
             comp("spout", 5, 5.0, 1.0, 30),
             comp("split", 8, 60.0, 6.4, 4),
@@ -129,6 +130,7 @@ def exclamation_topology(workers: int) -> dict[str, Any]:
         "name": "exclamation",
         "workers": workers,
         "ackers": 3,
+        "reliable_spouts": False,
         "components": [
             comp("word", 10, 4.0, 1.0, 6),
             comp("exclaim1", 3, 3.0, 1.0, 9),

@@ -48,10 +48,12 @@ def is_ack_stream(stream: Stream) -> bool:
 def stream_multiplier(graph: TopologyGraph, stream: Stream) -> float:
     """Tuples sent on ``stream`` per tuple its source processes.
 
-    The source's selectivity, or exactly 1 on an acker stream (one ack per
-    tuple processed).
+    The source's selectivity, or on an acker stream one ack per tuple
+    processed when the spouts are reliable, else none.
     """
-    return 1.0 if is_ack_stream(stream) else graph.components[stream.source].selectivity
+    if is_ack_stream(stream):
+        return 1.0 if graph.reliable_spouts else 0.0
+    return graph.components[stream.source].selectivity
 
 
 def stream_bytes(graph: TopologyGraph, stream: Stream) -> int:

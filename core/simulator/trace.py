@@ -128,7 +128,10 @@ def _children(plan: TracePlan, c: int, rng: np.random.Generator, executor: np.nd
     batches = []
     for k in streams:
         route = plan.routes[k]
-        parent = np.arange(n) if route.ack else np.repeat(np.arange(n), fanout)
+        if route.ack:  # one ack per tuple, none from unreliable spouts' trees
+            parent = np.arange(n) if t.graph.reliable_spouts else np.zeros(0, np.int64)
+        else:
+            parent = np.repeat(np.arange(n), fanout)
         if route.kind == "all":
             p = route.parallelism
             local = np.tile(np.arange(p), len(parent))

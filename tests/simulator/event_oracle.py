@@ -5,7 +5,8 @@ routing and transfer delays from :func:`core.simulator.trace.walk`) and
 replays them one event at a time: an arrival joins its executor's queue or
 starts service; a departure releases the tuple's children after their
 transfer delays (through the workers' flush timers when the queues batch) and
-starts the next queued tuple (earliest arrival first, ties in canonical order). Slow (~0.3 M tuple-hops/s) and obviously right.
+starts the next queued tuple (earliest arrival first, ties in canonical order).
+Slow (~0.3 M tuple-hops/s) and obviously right.
 """
 
 from __future__ import annotations

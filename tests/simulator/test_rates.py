@@ -33,6 +33,26 @@ def test_acker_gets_one_ack_per_tuple_processed_by_every_component(wordcount_ack
     assert visits["__acker"] == pytest.approx(1.0 + 1.0 + 10.0)
 
 
+def test_unreliable_spouts_leave_the_ackers_idle_but_placed(wordcount_acked):
+    from core.model import with_changes
+    from core.schedulers import run_scheduler
+    from core.simulator import Evaluator, analyze
+    from core.simulator.plan import trace_plan
+    from core.simulator.trace import run_trace
+
+    topology = wordcount_acked.topology.model_copy(update={"reliable_spouts": False})
+    idle = with_changes(wordcount_acked, topology=topology)
+    assert visit_ratios(build_graph(idle))["__acker"] == 0.0
+    schedule = run_scheduler(idle, "even")
+    assert len([a for a in schedule.assignments if a.executor.startswith("__acker")]) == 3
+    acked, unacked = analyze(wordcount_acked, schedule), analyze(idle, schedule)
+    assert unacked.max_rate > acked.max_rate  # no acker CPU, no ack (de)serialisation
+    assert unacked.memory_mb == acked.memory_mb  # the acker executors still run
+    ev = Evaluator(idle, schedule.parallelism)
+    trace = run_trace(trace_plan(ev, ev.encode(schedule.placement()), 1000.0), 2000)
+    assert trace.processed["__acker"] == 0 and trace.processed["count"] > 0
+
+
 def test_all_grouping_delivers_every_tuple_to_every_executor():
     sc = make(
         [{"id": "s", "parallelism": 2, "selectivity": 2.0}, {"id": "b", "parallelism": 3}],
