@@ -1,6 +1,8 @@
-"""What if a node fails: how each scheduler re-places, and what the placement then costs.
+"""What if a node or a slot fails: how each scheduler re-places, and what that costs.
 
-A failed node leaves the cluster with its workers. What happens next is the
+A failed node leaves the cluster with its workers; a failed slot (a worker
+port its supervisor can no longer offer) leaves its node with one slot less,
+the node's later slots numbered down by one. What happens next is the
 scheduler's own behaviour in Storm:
 
 - ``even``: Storm's EvenScheduler keeps every executor whose worker is alive
@@ -33,6 +35,28 @@ KEEPS_SURVIVORS: Mapping[str, Callable[[Scenario, Mapping[str, tuple[str, int]]]
 
 
 @dataclass(frozen=True)
+class Failure:
+    """What fails: a whole node, or one of its slots."""
+
+    node: str
+    slot: int | None = None  # None: the node
+
+    def __str__(self) -> str:
+        return self.node if self.slot is None else f"{self.node} slot {self.slot}"
+
+    def hits(self, where: tuple[str, int]) -> bool:
+        """True when an executor at ``where`` (node, slot) loses its worker."""
+        return where[0] == self.node and self.slot in (None, where[1])
+
+    def survivor(self, where: tuple[str, int]) -> tuple[str, int]:
+        """Where a surviving worker's executor sits after the failure (slots renumbered)."""
+        node, slot = where
+        if self.slot is not None and node == self.node and slot > self.slot:
+            return node, slot - 1
+        return where
+
+
+@dataclass(frozen=True)
 class Failover:
     """One scheduler's placement after a node failure."""
 
@@ -59,21 +83,51 @@ def without_node(scenario: Scenario, node_id: str) -> Scenario:
     return with_changes(scenario, cluster={"nodes": dumped})
 
 
+def without_slot(scenario: Scenario, node_id: str, slot: int) -> Scenario:
+    """The scenario with one slot of a node gone (the node offers one slot less).
+
+    Raises
+    ------
+    ScenarioError
+        Unknown node or slot, or no slot left anywhere.
+    """
+    nodes = [n.model_dump(exclude_none=True, mode="json") for n in scenario.cluster.nodes]
+    node = next((n for n in nodes if n["id"] == node_id), None)
+    if node is None:
+        raise ScenarioError("cluster.nodes", f"no node '{node_id}' to fail")
+    if not 0 <= slot < node["slots"]:
+        raise ScenarioError(
+            "cluster.nodes", f"'{node_id}' has no slot {slot} (it offers {node['slots']})"
+        )
+    if sum(n["slots"] for n in nodes) == 1:
+        raise ScenarioError("cluster.nodes", f"slot {slot} of '{node_id}' is the only slot")
+    node["slots"] -= 1
+    return with_changes(scenario, cluster={"nodes": nodes})
+
+
+def without(scenario: Scenario, failure: Failure) -> Scenario:
+    """The scenario after ``failure``."""
+    if failure.slot is None:
+        return without_node(scenario, failure.node)
+    return without_slot(scenario, failure.node, failure.slot)
+
+
 def failover(
     scenario: Scenario,
-    node_id: str,
+    failure: Failure | str,
     scheduler: str,
     params: Mapping[str, Any],
     before: Schedule,
     rate: float,
 ) -> Failover:
-    """How ``scheduler`` re-places ``before`` when ``node_id`` fails.
+    """How ``scheduler`` re-places ``before`` when a node or slot fails.
 
     Parameters
     ----------
     scenario : Scenario
         The healthy scenario ``before`` was computed on.
-    node_id : str
+    failure : Failure or str
+        What fails (a node id alone: that node).
     scheduler : str
     params : mapping
         The scheduler's parameters (as for ``before``).
@@ -81,10 +135,15 @@ def failover(
     rate : float
         Offered rate, for the schedulers fed by runtime observations.
     """
-    smaller = without_node(scenario, node_id)
+    failure = Failure(failure) if isinstance(failure, str) else failure
+    smaller = without(scenario, failure)
     keep = KEEPS_SURVIVORS.get(scheduler)
     if keep is not None:
-        alive = {e: where for e, where in before.placement().items() if where[0] != node_id}
+        alive = {
+            e: failure.survivor(where)
+            for e, where in before.placement().items()
+            if not failure.hits(where)
+        }
         out = keep(smaller, alive)
         after = Schedule(
             scheduler=scheduler,
@@ -98,5 +157,11 @@ def failover(
         )
     else:
         after = run_scheduler(feed(smaller, get_scheduler(scheduler), rate), scheduler, params)
-    changes = placement_changes(before.placement(), after.placement())
+    # against where each executor was, in the slot numbers after the failure
+    # (an executor whose worker died has no such slot: it always counts as moved)
+    was = {
+        e: (where[0], -1) if failure.hits(where) else failure.survivor(where)
+        for e, where in before.placement().items()
+    }
+    changes = placement_changes(was, after.placement())
     return Failover(smaller, after, changes, keep is not None)

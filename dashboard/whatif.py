@@ -1,4 +1,5 @@
-"""What if a node fails: pick it (or click it in any placement map), see every scheduler cope.
+"""What if a node or a slot fails: pick it (or click a node in any placement map), see
+every scheduler cope.
 
 For each selected scheduler: whether it keeps surviving executors in place
 (Storm's EvenScheduler does; the others re-place everything), how many
@@ -20,19 +21,23 @@ from dash.exceptions import PreventUpdate
 from core.model import ScenarioError
 from core.schedulers import SCHEDULERS, SchedulerError
 from core.simulator import analyze
-from core.whatif import failover
+from core.whatif import Failure, failover
 from dashboard import ids
 from dashboard.compute import canonical, evaluate, scenario_of
+from dashboard.elements import slot_element_id
 
 NODE_PREFIX = "node:"  # a machine's element id in a placement map (dashboard.elements)
+SLOT_PREFIX = "slot:"  # a slot's element id there, also the value of a slot's what-if choice
 
 
 def controls() -> html.Div:
     return html.Div(
         className="whatif",
         children=[
-            html.Span("What if node", className="compare-label"),
-            dcc.Dropdown(id=ids.FAIL_NODE, options=[], value=None, placeholder="pick or click"),
+            html.Span("What if", className="compare-label"),
+            dcc.Dropdown(
+                id=ids.FAIL_NODE, options=[], value=None, placeholder="node or slot: pick or click"
+            ),
             html.Span("fails?", className="muted"),
             html.Button("Undo", id=ids.FAIL_UNDO, className="btn"),
             html.Div(id=ids.WHATIF_RESULT, className="compare-result"),
@@ -51,16 +56,45 @@ def node_of_element(element_id: str | None) -> str | None:
     return None
 
 
+def failure_of_value(value: str) -> Failure:
+    """The failure a what-if choice names: a node id, or a slot's element id.
+
+    >>> str(failure_of_value("n3")), str(failure_of_value("slot:n3:2"))
+    ('n3', 'n3 slot 2')
+    """
+    if value.startswith(SLOT_PREFIX):
+        node, slot = value[len(SLOT_PREFIX) :].rsplit(":", 1)
+        return Failure(node, int(slot))
+    return Failure(value)
+
+
+def failure_options(nodes: Sequence[dict]) -> list[dict]:
+    """Every node, then every slot of each node, as what-if choices."""
+    options = [{"label": n["id"], "value": n["id"]} for n in nodes]
+    options += [
+        {"label": f"{n['id']} slot {s}", "value": slot_element_id(n["id"], s)}
+        for n in nodes
+        for s in range(n["slots"])
+    ]
+    return options
+
+
 @lru_cache(maxsize=256)
-def whatif_row(text: str, node: str, scheduler: str, params_text: str, rate: float) -> dict:
-    """Before and after figures of one scheduler when ``node`` fails (memoised)."""
+def whatif_row(text: str, value: str, scheduler: str, params_text: str, rate: float) -> dict:
+    """Before and after figures of one scheduler when the node or slot ``value`` names
+    fails (memoised)."""
     before = evaluate(text, scheduler, params_text, rate)
     row = {"scheduler": scheduler, "error": ""}
     if before.schedule is None or before.analysis is None:
         return row | {"error": before.error or "no placement before the failure"}
     try:
         out = failover(
-            scenario_of(text), node, scheduler, json.loads(params_text), before.schedule, rate
+            scenario_of(text),
+            failure_of_value(value),
+            scheduler,
+            json.loads(params_text),
+            before.schedule,
+            rate,
         )
     except (ScenarioError, SchedulerError) as err:
         return row | {"error": str(err)}
@@ -88,7 +122,7 @@ def _pair(values: tuple, digits: int) -> str:
     return f"{b:,.{digits}f} → {a:,.{digits}f}{change}"
 
 
-def table(rows: Sequence[dict], node: str) -> list:
+def table(rows: Sequence[dict], failure: Failure) -> list:
     """The what-if table: one row per scheduler."""
     head = html.Tr(
         [
@@ -114,7 +148,7 @@ def table(rows: Sequence[dict], node: str) -> list:
             )
         )
     line = html.P(
-        f"{node} fails: each scheduler re-places as it would in Storm "
+        f"{failure} fails: each scheduler re-places as it would in Storm "
         "(EvenScheduler keeps executors whose worker is alive; the others re-place all)"
     )
     return [line, html.Table([html.Thead(head), html.Tbody(body)], className="compare-table")]
@@ -124,7 +158,7 @@ def table(rows: Sequence[dict], node: str) -> list:
 def node_options(scenario_data):
     if not scenario_data:
         raise PreventUpdate
-    return [{"label": n["id"], "value": n["id"]} for n in scenario_data["cluster"]["nodes"]]
+    return failure_options(scenario_data["cluster"]["nodes"])
 
 
 @callback(
@@ -153,7 +187,8 @@ def pick_node(taps, _undo):
 def show_whatif(node, scenario_data, params, rate, selected):
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
-    if not node or node not in {n["id"] for n in scenario_data["cluster"]["nodes"]}:
+    choices = {o["value"] for o in failure_options(scenario_data["cluster"]["nodes"])}
+    if not node or node not in choices:
         return html.Span("Healthy cluster.", className="muted")
     text = canonical(scenario_data)
     rows = [
@@ -161,4 +196,4 @@ def show_whatif(node, scenario_data, params, rate, selected):
         for s in selected or []
         if s in SCHEDULERS
     ]
-    return table(rows, node)
+    return table(rows, failure_of_value(node))
