@@ -66,6 +66,8 @@ class StormCosts:
     (:class:`core.model.Network`); their defaults are repeated here, with
     their sources, so a calibration script sees every global constant in one
     place (a test keeps the two equal). Defaults are sourced, not fitted.
+    Queue batching depends on the Storm version, so it is per scenario only
+    (``Network.batch_size``, ``batch_flush_ms``; :mod:`core.simulator.batching`).
 
     Attributes
     ----------
