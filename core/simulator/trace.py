@@ -192,7 +192,8 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
         for k, parent, target, delay, child_deser in children:
-            batch = (k, parent, target, delay, child_deser, root[parent], executor[parent])
+            sender = executor[parent] if period > 0 else None  # for the flush timers
+            batch = (k, parent, target, delay, child_deser, root[parent], sender)
             pending[int(t.dst_comp[k])].append(batch)
         yield Step(c, executor, root, service, arrival, sources, flush)
 
