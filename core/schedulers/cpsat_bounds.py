@@ -1,0 +1,212 @@
+"""Upper bounds on R* that hold for every placement, and CP-SAT cuts built on them.
+
+The CP-SAT count model's own bound is weak at high parallelism: the linear
+relaxation of the products N[c, n] N[d, n] lets every stream pair share a
+worker, so only compute is left to bound R*. The bounds here charge the
+serialisation that no placement can avoid, and hold for the analytic model
+(:mod:`core.simulator.capacity`) itself, so :mod:`core.schedulers.optimal`
+may print them beside the solver's.
+
+Notation (per unit of offered rate R): component c with p_c executors,
+visits v_c, compute seconds per tuple t_cn on node n, t_c = min_n t_cn;
+A_c = v_c t_c its least total compute; stream k (c -> d) with T_k tuples,
+sigma_k, delta_k seconds to (de)serialise one tuple across workers, and
+w_k = T_k (sigma_k + delta_k); C_n cores on node n. L = 1 / R* is the
+largest load (thread, node CPU / cores, NIC), so every load <= L.
+
+**Compute bound** (every grouping, local-or-shuffle included). Node CPU
+loads sum to at least sum_c A_c (a component's tuples are computed
+somewhere, each at no less than t_c), and node n's load is at most L C_n
+(with fixed overheads f: L (C_n - f) <= L C_n). A thread of c computes at
+least v_c t_c / p_c (some executor of c takes at least the mean share).
+So L >= max(sum_c A_c / sum_n C_n, max_c A_c / p_c).
+
+**Serialisation bound** (executors of each component interchangeable and
+no local-or-shuffle: the count model's case; fractions x_cn = N_cn / p_c).
+A pair of stream k in one worker saves its (de)serialisation; pairs in one
+worker are on one node, so node n saves at most s_n = sum_k w_k x_cn x_dn.
+Summing node loads: L sum_n C_n >= sum_c A_c + sum_k w_k - sum_n s_n.
+With y_c = A_c x_cn and S_n = sum_c y_c, s_n = sum_k (w_k / (A_c A_d)) y_c y_d
+<= b (1 - 1/omega) / 2 S_n^2 = mu S_n^2, where b is the largest
+w / (A_c A_d) over pairs of components joined by streams and omega the clique
+number of that (undirected) graph: the Motzkin-Straus theorem, max over the
+simplex of sum over edges x_i x_j = (1 - 1/omega) / 2 [1]. S_n is at most
+node n's load, so S_n <= L C_n, and sum_n S_n = sum_c A_c. So
+sum_n s_n <= mu Phi(L), Phi(L) = max {sum S_n^2 : 0 <= S_n <= L C_n,
+sum S_n = sum A_c}, which filling the largest nodes first attains (moving
+mass from a smaller S_j to a larger S_i raises the sum of squares; if
+S_i < S_j while C_i >= C_j, swap them first). L C + mu Phi(L) grows with L,
+so the least L with L C + mu Phi(L) >= sum A_c + sum w_k, found by
+bisection, bounds L from below.
+
+**Cut for the count model** (same reasoning in the model's integer units).
+With lim_ub the model's load of a known placement, every placement at least
+as good has each node's weighted compute Y_n = sum_c q_c N_cn <= lim C_n <=
+lim_ub C_n (q_c the model's compute coefficient of one executor of c on its
+fastest node, at most the node's), and its savings sum_k (cs_k + cd_k) Q_kn
+<= mu' Y_n^2 <= mu' lim_ub C_n Y_n, a linear cut (mu' as mu from the model's
+integer coefficients). It never removes the optimum, which is at least as
+good as the known placement.
+
+References
+----------
+.. [1] T. S. Motzkin, E. G. Straus, "Maxima for graphs and a new proof of
+   a theorem of Turan", Canadian J. Math. 17:533-540, 1965.
+   https://doi.org/10.4153/CJM-1965-053-6
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+BISECTION_STEPS = 60  # halvings of the load interval: far below float resolution
+
+
+def clique_number(n: int, edges: Sequence[tuple[int, int]]) -> int:
+    """Size of the largest clique of an undirected graph on vertices 0..n-1.
+
+    Examples
+    --------
+    >>> clique_number(4, [(0, 1), (1, 2), (2, 3)])
+    2
+    >>> clique_number(4, [(0, 1), (1, 2), (0, 2), (2, 3)])
+    3
+    """
+    adj = [0] * n
+    for a, b in edges:
+        if a != b:
+            adj[a] |= 1 << b
+            adj[b] |= 1 << a
+    best = 1 if n else 0
+
+    def grow(size: int, candidates: int) -> None:
+        nonlocal best
+        if candidates == 0:
+            best = max(best, size)
+            return
+        if size + candidates.bit_count() <= best:
+            return
+        while candidates:
+            v = candidates.bit_length() - 1
+            candidates &= ~(1 << v)
+            grow(size + 1, candidates & adj[v])
+            if size + candidates.bit_count() <= best:
+                return
+
+    grow(0, (1 << n) - 1)
+    return best
+
+
+def motzkin_straus(n: int, weights: dict[tuple[int, int], float]) -> float:
+    """mu with sum over pairs of weight y_a y_b <= mu (sum y)^2 for every y >= 0.
+
+    ``weights`` maps unordered pairs (a, b), a != b, to non-negative weights;
+    mu = (largest weight) (1 - 1/omega) / 2 over the graph of positive pairs.
+    """
+    edges = [pair for pair, w in weights.items() if w > 0]
+    if not edges:
+        return 0.0
+    omega = clique_number(n, edges)
+    return max(weights[e] for e in edges) * (1.0 - 1.0 / omega) / 2.0
+
+
+def max_square_sum(caps: np.ndarray, total: float) -> float:
+    """max sum S_n^2 over 0 <= S_n <= caps_n with sum S_n = total (inf if infeasible)."""
+    left, out = float(total), 0.0
+    for cap in sorted(np.asarray(caps, dtype=float).tolist(), reverse=True):
+        take = min(cap, left)
+        out += take * take
+        left -= take
+        if left <= 0:
+            return out
+    return math.inf if left > 1e-12 * max(total, 1.0) else out
+
+
+def compute_load(compute: np.ndarray, parallelism: np.ndarray, cores: np.ndarray) -> float:
+    """Least L for every placement: total compute over all cores, or a thread's mean share.
+
+    ``compute``: A_c, each component's least total compute per unit R, s;
+    ``parallelism``: p_c; ``cores``: C_n.
+    """
+    spread = float(np.sum(compute)) / float(np.sum(cores))
+    busy = parallelism > 0
+    thread = float(np.max(compute[busy] / parallelism[busy])) if busy.any() else 0.0
+    return max(spread, thread)
+
+
+def serialisation_load(
+    compute: np.ndarray,
+    cores: np.ndarray,
+    streams: Sequence[tuple[int, int, float]],
+) -> float:
+    """Least node-CPU L given the serialisation no placement avoids (module doc).
+
+    Parameters
+    ----------
+    compute : ndarray
+        A_c per component, s per unit R (the least over nodes).
+    cores : ndarray
+        C_n per node.
+    streams : sequence of (c, d, w_k)
+        Every stream's components and its all-crossing (de)serialisation
+        w_k = T_k (sigma_k + delta_k), s per unit R.
+    """
+    total_a = float(np.sum(compute))
+    total_w = sum(w for _, _, w in streams)
+    cores = np.asarray(cores, dtype=float)
+    c_sum = float(cores.sum())
+    low = total_a / c_sum
+    if total_w <= 0:
+        return low
+    pair: dict[tuple[int, int], float] = {}
+    for c, d, w in streams:
+        if compute[c] <= 0 or compute[d] <= 0:
+            return low  # a component without compute: no Motzkin-Straus weight
+        key = (min(c, d), max(c, d))
+        pair[key] = pair.get(key, 0.0) + w / (compute[c] * compute[d])
+    mu = motzkin_straus(len(compute), pair)
+    need = total_a + total_w
+
+    def enough(load: float) -> bool:
+        phi = max_square_sum(load * cores, total_a)
+        return math.isfinite(phi) and load * c_sum + mu * phi >= need
+
+    high = need / c_sum  # no savings at all: always enough
+    if enough(low):
+        return low
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if enough(mid) else (mid, high)
+    return low
+
+
+def least_load(
+    visits: np.ndarray,
+    parallelism: np.ndarray,
+    service: np.ndarray,
+    cores: np.ndarray,
+    streams: Sequence[tuple[int, int, float]] | None,
+) -> float:
+    """The largest of the module's lower bounds on L = 1 / R* for one scenario.
+
+    Parameters
+    ----------
+    visits, parallelism : ndarray
+        v_c and p_c per component (graph order).
+    service : ndarray
+        t_cn, seconds per tuple of component c on node n.
+    cores : ndarray
+        C_n per node.
+    streams : sequence of (c, d, w_k), or None
+        Every stream with its all-crossing (de)serialisation per unit R when
+        the serialisation bound applies (interchangeable executors, no
+        local-or-shuffle); None for the compute bound alone.
+    """
+    compute = np.asarray(visits, dtype=float) * service.min(axis=1)
+    low = compute_load(compute, np.asarray(parallelism, dtype=float), cores)
+    if streams:
+        low = max(low, serialisation_load(compute, cores, streams))
+    return low
