@@ -62,7 +62,13 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_counts import Solution, applies, run_model
+from core.schedulers.cpsat_counts import (
+    Solution,
+    analytic_bound,
+    applies,
+    run_model,
+    shuffle_exact,
+)
 from core.schedulers.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
@@ -73,6 +79,8 @@ from core.simulator.costs import (
     service_matrix,
 )
 from core.simulator.rates import unit_rates
+
+__all__ = ["Solution", "analytic_bound", "solve", "solve_auto"]
 
 SCALE_TOP = 10**7  # the largest load coefficient, in integer units (CP-SAT works in integers)
 
@@ -132,7 +140,7 @@ def solve(
     table = ev.table
     nodes = node_arrays(scenario)
     service, fixed = service_matrix(ev.graph, scenario)
-    exact = not table.has_local
+    exact = shuffle_exact(table)
     rates = unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
     ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
     deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)

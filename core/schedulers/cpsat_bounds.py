@@ -140,7 +140,7 @@ def compute_load(compute: np.ndarray, parallelism: np.ndarray, cores: np.ndarray
 def serialisation_load(
     compute: np.ndarray,
     cores: np.ndarray,
-    streams: Sequence[tuple[int, int, float]],
+    streams: Sequence[tuple[int, int, float, float]],
 ) -> float:
     """Least node-CPU L given the serialisation no placement avoids (module doc).
 
@@ -150,28 +150,33 @@ def serialisation_load(
         A_c per component, s per unit R (the least over nodes).
     cores : ndarray
         C_n per node.
-    streams : sequence of (c, d, w_k)
-        Every stream's components and its all-crossing (de)serialisation
-        w_k = T_k (sigma_k + delta_k), s per unit R.
+    streams : sequence of (c, d, T_k sigma_k, T_k delta_k)
+        Every stream's components and its all-crossing serialisation and
+        deserialisation, s per unit R.
     """
     total_a = float(np.sum(compute))
-    total_w = sum(w for _, _, w in streams)
+    total_w = sum(a + b for _, _, a, b in streams)
     cores = np.asarray(cores, dtype=float)
     c_sum = float(cores.sum())
     low = total_a / c_sum
     if total_w <= 0:
         return low
     pair: dict[tuple[int, int], float] = {}
-    for c, d, w in streams:
+    linear = np.zeros(len(compute))
+    for c, d, out_s, in_s in streams:
         if compute[c] <= 0 or compute[d] <= 0:
             return low  # a component without compute: no Motzkin-Straus weight
         key = (min(c, d), max(c, d))
-        pair[key] = pair.get(key, 0.0) + w / (compute[c] * compute[d])
+        pair[key] = pair.get(key, 0.0) + (out_s + in_s) / (compute[c] * compute[d])
+        linear[c] += out_s
+        linear[d] += in_s
     mu = motzkin_straus(len(compute), pair)
+    rho = float(np.min(linear / compute))
     need = total_a + total_w
 
     def enough(load: float) -> bool:
-        phi = max_square_sum(load * cores, total_a)
+        caps = node_compute_caps(load * cores, mu, rho)
+        phi = max_square_sum(caps, total_a)
         return math.isfinite(phi) and load * c_sum + mu * phi >= need
 
     high = need / c_sum  # no savings at all: always enough
@@ -181,6 +186,25 @@ def serialisation_load(
         mid = 0.5 * (low + high)
         low, high = (low, mid) if enough(mid) else (mid, high)
     return low
+
+
+def node_compute_caps(capacity: np.ndarray, mu: float, rho: float) -> np.ndarray:
+    """Largest compute S_n a node of load capacity K_n = L C_n can hold.
+
+    Its load is at least f(S) = S + max(0, rho S - mu S^2): its compute, plus
+    its (de)serialisation if every pair crossed (at least rho S, rho the least
+    ratio of a component's all-crossing serialisation to its compute) less
+    the most its pairs can save (mu S^2, and never more than that
+    serialisation). f(S) <= K with S <= K holds exactly for S <= K when
+    K >= rho / mu, else for S up to the smaller root of mu S^2 - (1 + rho) S
+    + K (f is concave there, f(K) > K, so {f <= K} is [0, root]).
+    """
+    k = np.asarray(capacity, dtype=float)
+    if mu <= 0:
+        return k / (1.0 + rho)
+    disc = np.maximum((1.0 + rho) ** 2 - 4.0 * mu * k, 0.0)
+    root = ((1.0 + rho) - np.sqrt(disc)) / (2.0 * mu)
+    return np.where(k >= rho / mu, k, np.minimum(root, k))
 
 
 def least_load(
@@ -200,7 +224,7 @@ def least_load(
         t_cn, seconds per tuple of component c on node n.
     cores : ndarray
         C_n per node.
-    streams : sequence of (c, d, w_k), or None
+    streams : sequence of (c, d, T_k sigma_k, T_k delta_k), or None
         Every stream with its all-crossing (de)serialisation per unit R when
         the serialisation bound applies (interchangeable executors, no
         local-or-shuffle); None for the compute bound alone.

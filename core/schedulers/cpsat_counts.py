@@ -108,6 +108,14 @@ class Flow:
     f: float
 
 
+def shuffle_exact(table) -> bool:
+    """True when modelling local-or-shuffle as shuffle is exact: every such stream's
+    target has one executor, which receives the whole stream either way (and its
+    senders serialise exactly the tuples that leave their worker, as with shuffle)."""
+    par = table.graph.parallelism
+    return all(par[s.target] == 1 for s, lsp in zip(table.streams, table.local, strict=True) if lsp)
+
+
 def _rates(table):
     return unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
 
@@ -166,7 +174,7 @@ def solve(
         raise ValueError("the count model needs interchangeable executors")
     nodes = node_arrays(scenario)
     service, fixed = service_matrix(ev.graph, scenario)
-    exact = not table.has_local
+    exact = shuffle_exact(table)
     ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
     deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
     starts = [int(v) for v in table.comp_start]
@@ -312,13 +320,15 @@ def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
     service, _ = service_matrix(ev.graph, scenario)
     size = np.diff(table.comp_start)
     visits = np.bincount(table.exec_comp, rates.arrival, len(size))
-    fl = None if table.has_local else flows(table, rates)
+    fl = flows(table, rates) if shuffle_exact(table) else None
     streams = None
     if fl is not None:
         ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
         deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
         streams = [
-            (x.src, x.dst, x.f * size[x.src] * size[x.dst] * (ser[x.k] + deser[x.k])) for x in fl
+            (x.src, x.dst, t * ser[x.k], t * deser[x.k])
+            for x in fl
+            for t in [x.f * size[x.src] * size[x.dst]]
         ]
     low = least_load(visits, size, service, node_arrays(scenario).cores, streams)
     return math.inf if low <= 0 else 1.0 / low
