@@ -256,7 +256,11 @@ def solve(
     m.Minimize(lim)
     if hint is not None:
         h = nodes.slot_node[np.asarray(hint)]
-        start = [np.bincount(h[starts[c] : starts[c + 1]], minlength=n_n) for c in range(n_c)]
+        start = np.array(
+            [np.bincount(h[starts[c] : starts[c + 1]], minlength=n_n) for c in range(n_c)]
+        )
+        if symmetry and n_c:
+            start = _canonical(start, scenario)
         for c in range(n_c):
             for n in range(n_n):
                 m.AddHint(cnt[c][n], int(start[c][n]))
@@ -358,12 +362,27 @@ def decode(counts: list[list[int]]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, first) -> None:
-    """Nodes with identical hardware ordered by the first component's count."""
+def _node_classes(scenario: Scenario) -> list[list[int]]:
+    """Nodes with identical hardware (every field but the id), in listed order."""
     classes: dict[str, list[int]] = {}
     for n, node in enumerate(scenario.cluster.nodes):
         key = tuple(sorted(node.model_dump(exclude={"id"}).items(), key=lambda kv: kv[0]))
         classes.setdefault(repr(key), []).append(n)
-    for members in classes.values():
+    return list(classes.values())
+
+
+def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, first) -> None:
+    """Nodes with identical hardware ordered by the first component's count."""
+    for members in _node_classes(scenario):
         for a, b in zip(members, members[1:], strict=False):
             m.Add(first[a] >= first[b])
+
+
+def _canonical(counts: np.ndarray, scenario: Scenario) -> np.ndarray:
+    """``counts`` (component x node) with identical nodes swapped into the symmetry
+    breaking's order (first component's count non-increasing): the same loads."""
+    out = counts.copy()
+    for members in _node_classes(scenario):
+        order = sorted(members, key=lambda n: -counts[0, n])
+        out[:, members] = counts[:, order]
+    return out
