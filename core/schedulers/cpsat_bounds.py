@@ -18,8 +18,12 @@ largest load (thread, node CPU / cores, NIC), so every load <= L.
 loads sum to at least sum_c A_c (a component's tuples are computed
 somewhere, each at no less than t_c), and node n's load is at most L C_n
 (with fixed overheads f: L (C_n - f) <= L C_n). A thread of c computes at
-least v_c t_c / p_c (some executor of c takes at least the mean share).
-So L >= max(sum_c A_c / sum_n C_n, max_c A_c / p_c).
+least its tuples times t_c: when no local-or-shuffle stream enters c, every
+executor's tuples are fixed by the groupings (a stream's total is its
+source's visits, its split over c's executors the grouping's), so the
+busiest executor's count is known; else some executor takes at least the
+mean v_c / p_c. So L >= max(sum_c A_c / sum_n C_n, max_c t_c (busiest
+tuples of c)).
 
 **Serialisation bound** (executors of each component interchangeable and
 no local-or-shuffle: the count model's case; fractions x_cn = N_cn / p_c).
@@ -125,16 +129,15 @@ def max_square_sum(caps: np.ndarray, total: float) -> float:
     return math.inf if left > 1e-12 * max(total, 1.0) else out
 
 
-def compute_load(compute: np.ndarray, parallelism: np.ndarray, cores: np.ndarray) -> float:
-    """Least L for every placement: total compute over all cores, or a thread's mean share.
+def compute_load(compute: np.ndarray, thread: np.ndarray, cores: np.ndarray) -> float:
+    """Least L for every placement: total compute over all cores, or the busiest thread.
 
     ``compute``: A_c, each component's least total compute per unit R, s;
-    ``parallelism``: p_c; ``cores``: C_n.
+    ``thread``: the least compute of each component's busiest thread, s;
+    ``cores``: C_n.
     """
     spread = float(np.sum(compute)) / float(np.sum(cores))
-    busy = parallelism > 0
-    thread = float(np.max(compute[busy] / parallelism[busy])) if busy.any() else 0.0
-    return max(spread, thread)
+    return max(spread, float(np.max(thread, initial=0.0)))
 
 
 def serialisation_load(
@@ -209,17 +212,21 @@ def node_compute_caps(capacity: np.ndarray, mu: float, rho: float) -> np.ndarray
 
 def least_load(
     visits: np.ndarray,
-    parallelism: np.ndarray,
+    busiest: np.ndarray,
     service: np.ndarray,
     cores: np.ndarray,
-    streams: Sequence[tuple[int, int, float]] | None,
+    streams: Sequence[tuple[int, int, float, float]] | None,
 ) -> float:
     """The largest of the module's lower bounds on L = 1 / R* for one scenario.
 
     Parameters
     ----------
-    visits, parallelism : ndarray
-        v_c and p_c per component (graph order).
+    visits : ndarray
+        v_c per component (graph order).
+    busiest : ndarray
+        Tuples per unit R that some executor of c processes in every
+        placement: its busiest executor's when no local-or-shuffle stream
+        enters c (shares fixed by the grouping), else the mean v_c / p_c.
     service : ndarray
         t_cn, seconds per tuple of component c on node n.
     cores : ndarray
@@ -229,8 +236,9 @@ def least_load(
         the serialisation bound applies (interchangeable executors, no
         local-or-shuffle); None for the compute bound alone.
     """
-    compute = np.asarray(visits, dtype=float) * service.min(axis=1)
-    low = compute_load(compute, np.asarray(parallelism, dtype=float), cores)
+    fastest = service.min(axis=1)
+    compute = np.asarray(visits, dtype=float) * fastest
+    low = compute_load(compute, np.asarray(busiest, dtype=float) * fastest, cores)
     if streams:
         low = max(low, serialisation_load(compute, cores, streams))
     return low

@@ -324,6 +324,17 @@ def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
     service, _ = service_matrix(ev.graph, scenario)
     size = np.diff(table.comp_start)
     visits = np.bincount(table.exec_comp, rates.arrival, len(size))
+    fed_locally = set(table.dst_comp[table.local].tolist())
+    busiest = np.array(
+        [
+            0.0
+            if not size[c]
+            else visits[c] / size[c]
+            if c in fed_locally
+            else rates.arrival[table.comp_start[c] : table.comp_start[c + 1]].max()
+            for c in range(len(size))
+        ]
+    )
     fl = flows(table, rates) if shuffle_exact(table) else None
     streams = None
     if fl is not None:
@@ -334,7 +345,7 @@ def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
             for x in fl
             for t in [x.f * size[x.src] * size[x.dst]]
         ]
-    low = least_load(visits, size, service, node_arrays(scenario).cores, streams)
+    low = least_load(visits, busiest, service, node_arrays(scenario).cores, streams)
     return math.inf if low <= 0 else 1.0 / low
 
 
