@@ -33,10 +33,15 @@ deserialisation seconds per tuple; b_k bytes per tuple; B_n NIC bits/s):
    with y[j, n] (inbound; full duplex).
 
 This is exactly the analytic model's capacity bounds for every grouping
-whose rates do not depend on the placement (shuffle, fields, all, global).
-local-or-shuffle streams are modelled as shuffle (their rates move with the
-placement, which no linear model holds); the result says so
-(``exact=False``) and no proof is claimed for such scenarios. Coefficients
+whose rates do not depend on the placement (shuffle, fields, all, global),
+and for local-or-shuffle into a component of one executor (it receives the
+whole stream either way, and its senders serialise exactly the tuples that
+leave their worker: shuffle). Other local-or-shuffle streams are modelled
+as shuffle (their rates move with the placement, which no linear model
+holds); the result says so (``exact=False``), the solver's bound proves
+nothing for them, and :mod:`core.schedulers.optimal` prints the compute
+bound of :mod:`core.schedulers.cpsat_bounds` instead (an upper bound valid
+for every placement, not an exact model). Coefficients
 are rounded to integers at ``SCALE`` (relative error ~1e-6 on the loads);
 the chosen placement is always re-scored with the :class:`Evaluator`.
 

@@ -65,7 +65,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from ortools.sat.python import cp_model
 
+PROBE_S = 5.0  # seconds for the model's load of the start placement (all counts fixed)
 BISECTION_STEPS = 60  # halvings of the load interval: far below float resolution
 
 
@@ -242,3 +244,46 @@ def least_load(
     if streams:
         low = max(low, serialisation_load(compute, cores, streams))
     return low
+
+
+def start_load(m, cnt, counts, lim) -> int | None:
+    """The count model's L (integer units) at ``counts`` (component x node), None if unsolved.
+
+    ``m`` is the model, ``cnt`` its count variables N[c][n], ``lim`` its L;
+    a copy with every count fixed is solved (one point: fast).
+    """
+    probe = m.Clone()
+    for c, row in enumerate(cnt):
+        for n, v in enumerate(row):
+            probe.Add(probe.GetIntVarFromProtoIndex(v.Index()) == int(counts[c][n]))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = PROBE_S
+    solver.parameters.num_search_workers = 1
+    if solver.Solve(probe) != cp_model.OPTIMAL:
+        return None
+    return int(solver.Value(probe.GetIntVarFromProtoIndex(lim.Index())))
+
+
+def cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, cores) -> None:
+    """Add the count model's serialisation cut (module doc) to ``m``.
+
+    L <= ``lim_ub`` and, per node n, sum_k (cs_k + cd_k) Q[k, n] <= mu' lim_ub C_n Y_n
+    with Y_n = sum_c q_c N[c, n]. ``same[k][n]``: Q[k, n]; ``saving``: (cs_k + cd_k,
+    c, d) per stream; ``q_c``: an executor's compute on its fastest node; ``cores``: C_n.
+    """
+    weights: dict[tuple[int, int], float] = {}
+    for coef, c, d in saving:
+        if q_c[c] <= 0 or q_c[d] <= 0:
+            return
+        key = (min(c, d), max(c, d))
+        weights[key] = weights.get(key, 0.0) + coef / (q_c[c] * q_c[d])
+    mu = motzkin_straus(len(q_c), weights)
+    m.Add(lim <= lim_ub)
+    if mu <= 0:
+        return
+    for n in range(len(cores)):
+        # Y_n <= lim cores_n: the node constraint is 1000 load + fixed <= lim round(1000 C_n)
+        per_y = mu * lim_ub * round(float(cores[n]) * 1000) / 1000
+        rhs = [math.ceil(per_y * q_c[c]) * cnt[c][n] for c in range(len(q_c))]
+        lhs = [coef * same[i][n] for i, (coef, _, _) in enumerate(saving)]
+        m.Add(sum(lhs) <= sum(rhs))

@@ -41,9 +41,15 @@ These are the per-executor model's loads with its pair indicators summed
 (at its optimum too one worker per node suffices), so both have the same
 integer optimum. Symmetry breaking: nodes with identical hardware are
 ordered by the first component's count. Counts decode in executor order
-(the first N[c, n0] executors of c to node n0, ...). The proven bound is
-weak on the x10 presets (the products' linear relaxation lets every pair
-share a worker), so large cases end "feasible" with the gap printed.
+(the first N[c, n0] executors of c to node n0, ...).
+
+The solver's own bound is weak on the x10 presets (the products' linear
+relaxation lets every pair share a worker). Given a start placement, the
+model gets the serialisation cut of :mod:`core.schedulers.cpsat_bounds`
+(L at most the start's load, and per node the pairs' savings at most
+mu' lim_ub C_n times its weighted compute), which never removes the
+optimum; :func:`analytic_bound` is that module's bound for the scenario,
+which :mod:`core.schedulers.optimal` prints when tighter than the solver's.
 
 References
 ----------
@@ -60,7 +66,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_bounds import least_load, motzkin_straus
+from core.schedulers.cpsat_bounds import cut_savings, least_load, start_load
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -73,7 +79,6 @@ from core.simulator.rates import unit_rates
 
 SCALE_TOP = 10**7  # as core.schedulers.cpsat: the largest load in integer units
 LARGE = 60  # executors above which the per-executor model is too large to solve
-PROBE_S = 5.0  # seconds for the model's load of the start placement (all counts fixed)
 
 
 @dataclass(frozen=True)
@@ -264,52 +269,17 @@ def solve(
         for c in range(n_c):
             for n in range(n_n):
                 m.AddHint(cnt[c][n], int(start[c][n]))
-        lim_ub = _load_of(m, cnt, start, lim)
+        lim_ub = start_load(m, cnt, start, lim)
         if lim_ub is not None:
             q_c = [q(arrival[c] * float(service[c].min())) for c in range(n_c)]
             saving = [[cs[i] + cd[i], x.src, x.dst] for i, x in enumerate(fl)]
-            _cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, nodes.cores)
+            cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, nodes.cores)
 
     def read(solver: cp_model.CpSolver) -> np.ndarray:
         counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
         return nodes.slot_start[decode(counts)].astype(np.int64)
 
     return run_model(m, time_limit_s, workers, scale, exact, "counts", read)
-
-
-def _load_of(m, cnt, counts, lim) -> int | None:
-    """The model's L (integer units) of the placement ``counts`` (None if not solved)."""
-    probe = m.Clone()
-    for c, row in enumerate(cnt):
-        for n, v in enumerate(row):
-            probe.Add(probe.GetIntVarFromProtoIndex(v.Index()) == int(counts[c][n]))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = PROBE_S
-    solver.parameters.num_search_workers = 1
-    if solver.Solve(probe) != cp_model.OPTIMAL:
-        return None
-    return int(solver.Value(probe.GetIntVarFromProtoIndex(lim.Index())))
-
-
-def _cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, cores) -> None:
-    """Serialisation cuts (:mod:`core.schedulers.cpsat_bounds`): L <= ``lim_ub`` and, per
-    node, the pairs' savings <= mu' lim_ub C_n Y_n."""
-    weights: dict[tuple[int, int], float] = {}
-    for coef, c, d in saving:
-        if q_c[c] <= 0 or q_c[d] <= 0:
-            return
-        key = (min(c, d), max(c, d))
-        weights[key] = weights.get(key, 0.0) + coef / (q_c[c] * q_c[d])
-    mu = motzkin_straus(len(q_c), weights)
-    m.Add(lim <= lim_ub)
-    if mu <= 0:
-        return
-    for n in range(len(cores)):
-        # Y_n <= lim cores_n: the node constraint is 1000 load + fixed <= lim round(1000 C_n)
-        per_y = mu * lim_ub * round(float(cores[n]) * 1000) / 1000
-        rhs = [math.ceil(per_y * q_c[c]) * cnt[c][n] for c in range(len(q_c))]
-        lhs = [coef * same[i][n] for i, (coef, _, _) in enumerate(saving)]
-        m.Add(sum(lhs) <= sum(rhs))
 
 
 def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
