@@ -16,10 +16,13 @@ which model ran. The bound is the solver's or, when tighter, the bound from
 the serialisation no placement avoids (:mod:`core.schedulers.cpsat_bounds`);
 a placement that reaches that bound is proven optimal whatever the solver
 status. With local-or-shuffle streams the model relaxes them to shuffle, so
-its own bound proves nothing: the greedy start placement is kept when it
-re-scores higher, and the bound printed is the compute bound of
-:mod:`core.schedulers.cpsat_bounds`, valid for every placement (an upper
-bound, not an exact model of local-or-shuffle). ``method=enumerate``: every
+its own bound proves nothing: the greedy start and slotscope's placement
+(the best of the paper schedulers, improved) compete with the model's, and
+the bound printed is the compute bound of :mod:`core.schedulers.cpsat_bounds`,
+valid for every placement (an upper bound, not an exact model of
+local-or-shuffle). Unless the model proved its optimum, each candidate then
+goes through the local search of :mod:`core.schedulers.polish` (moves
+re-scored exactly) in the time left, and the best is kept. ``method=enumerate``: every
 placement of the executors onto at most W worker slots is scored (the
 small-case cross-check of the CP-SAT model). With ``search_parallelism``
 the enumeration is over instance-count vectors instead (x_i >= 1,
@@ -172,20 +175,27 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     )
     limit = cpsat.analytic_bound(scenario, ev)
     bound = min(sol.bound, limit) if sol.exact else limit
-    # the relaxed model cannot see local-or-shuffle's saving: the start may re-score higher
-    cands = [sol.slots] if sol.exact else [c for c in (sol.slots, hint) if c is not None]
-    found = [ev.score(c).max_rate for c in cands]
-    moves = [0] * len(cands)
-    if cands and (sol.status != "optimal" or not sol.exact):
-        budget = max(limit_s - (time.perf_counter() - began), 0.0) / len(cands)
-        for i, c in enumerate(cands):
-            cands[i], moves[i] = polish.improve(ev, c, scenario.workers, budget)
-    best = max(range(len(cands)), key=lambda i: (ev.score(cands[i]).max_rate, -i)) if cands else 0
+    # the relaxed model cannot see local-or-shuffle's saving: other starts may re-score higher
+    starts = [("cpsat", sol.slots)]
+    if not sol.exact:
+        starts += [("greedy", hint), ("slotscope", _slotscope_start(scenario, ev))]
+    starts = [(name, c) for name, c in starts if c is not None]
+    found = [ev.score(c).max_rate for _, c in starts]
+    moves = [0] * len(starts)
+    if starts and (sol.status != "optimal" or not sol.exact):
+        budget = max(limit_s - (time.perf_counter() - began), 0.0) / len(starts)
+        for i, (name, c) in enumerate(starts):
+            better, moves[i] = polish.improve(ev, c, scenario.workers, budget)
+            starts[i] = (name, better)
+    rates = [ev.score(c).max_rate for _, c in starts]
+    top = max(rates, default=0.0)
+    # ties (to rounding) go to the first start: CP-SAT's, then the greedy one
+    best = max(range(len(starts)), key=lambda i: (rates[i] >= top * (1 - REACHED), -i), default=0)
     return {
-        "slots": np.asarray(cands[best]).tolist() if cands else None,
-        "start_kept": best > 0,
-        "moves": moves[best] if cands else 0,
-        "found_rate": found[best] if cands else 0.0,
+        "slots": np.asarray(starts[best][1]).tolist() if starts else None,
+        "start": starts[best][0] if starts else None,
+        "moves": moves[best] if starts else 0,
+        "found_rate": found[best] if starts else 0.0,
         "status": sol.status,
         "bound": bound,
         "solver_bound": sol.bound,
@@ -195,6 +205,17 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
         "variables": sol.variables,
         "model": sol.model,
     }
+
+
+def _slotscope_start(scenario: Scenario, ev: Evaluator) -> np.ndarray | None:
+    """slotscope's placement (the best of the paper schedulers, improved) as a start, or
+    None when it fails or changes the parallelism."""
+    from core.schedulers import run_scheduler  # the registry imports this module
+
+    result = run_scheduler(scenario, "slotscope")
+    if not result.ok or dict(result.parallelism) != dict(ev.graph.parallelism):
+        return None
+    return ev.encode(result.placement())
 
 
 def _status(result: Mapping[str, Any], max_rate: float) -> str:
@@ -245,10 +266,10 @@ def _cpsat_outcome(scenario: Scenario, result: Mapping[str, Any]) -> Outcome:
             f"bound from the serialisation no placement avoids ({bound:,.0f}/s), tighter "
             f"than the solver's ({result['solver_bound']:,.0f}/s)"
         )
-    if result.get("start_kept"):
+    if result.get("start") in ("greedy", "slotscope"):
         decisions.append(
-            "the greedy start placement re-scores higher than the relaxed CP-SAT placement: "
-            "kept (local-or-shuffle keeps its streams inside a worker)"
+            f"the {result['start']} start placement re-scores higher than the relaxed CP-SAT "
+            "placement: kept (local-or-shuffle keeps its streams inside a worker)"
         )
     if result.get("moves"):
         decisions.append(
