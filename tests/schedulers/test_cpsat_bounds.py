@@ -176,3 +176,12 @@ def test_busiest_thread_of_a_skewed_fields_stream_bounds_r_star():
     assert result.details["max_rate"] <= bound * (1 + 1e-9)
     assert result.details["max_rate"] == pytest.approx(bound, rel=1e-9)
     assert result.details["status"] == "optimal"
+
+
+def test_x10_preset_prints_the_serialisation_bound_and_its_gap():
+    result = run_scheduler(preset("lf-diamond-x10"), "optimal", {"time_limit": 1.0})
+    d = result.details
+    assert d["bound"] == pytest.approx(155_632, rel=1e-4)
+    assert d["gap"] == pytest.approx(d["bound"] / d["max_rate"] - 1, rel=1e-12)
+    assert 0 < d["gap"] < 0.25  # 1 s; about 10% in 60 s (python -m bench optimal)
+    assert any("serialisation no placement avoids" in line for line in result.decisions)
