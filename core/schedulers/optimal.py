@@ -179,23 +179,15 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     starts = [("cpsat", sol.slots)]
     if not sol.exact:
         starts += [("greedy", hint), ("slotscope", _slotscope_start(scenario, ev))]
-    starts = [(name, c) for name, c in starts if c is not None]
-    found = [ev.score(c).max_rate for _, c in starts]
-    moves = [0] * len(starts)
-    if starts and (sol.status != "optimal" or not sol.exact):
-        budget = max(limit_s - (time.perf_counter() - began), 0.0) / len(starts)
-        for i, (name, c) in enumerate(starts):
-            better, moves[i] = polish.improve(ev, c, scenario.workers, budget)
-            starts[i] = (name, better)
-    rates = [ev.score(c).max_rate for _, c in starts]
-    top = max(rates, default=0.0)
-    # ties (to rounding) go to the first start: CP-SAT's, then the greedy one
-    best = max(range(len(starts)), key=lambda i: (rates[i] >= top * (1 - REACHED), -i), default=0)
+    polish_s = max(limit_s - (time.perf_counter() - began), 0.0)
+    if sol.status == "optimal" and sol.exact:
+        polish_s = 0.0
+    start, slots, moves, found = _best_start(ev, starts, scenario.workers, polish_s)
     return {
-        "slots": np.asarray(starts[best][1]).tolist() if starts else None,
-        "start": starts[best][0] if starts else None,
-        "moves": moves[best] if starts else 0,
-        "found_rate": found[best] if starts else 0.0,
+        "slots": None if slots is None else np.asarray(slots).tolist(),
+        "start": start,
+        "moves": moves,
+        "found_rate": found,
         "status": sol.status,
         "bound": bound,
         "solver_bound": sol.bound,
@@ -205,6 +197,27 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
         "variables": sol.variables,
         "model": sol.model,
     }
+
+
+def _best_start(ev: Evaluator, starts, workers: int, budget_s: float):
+    """(name, slots, moves, R* before the local search) of the best start once improved.
+
+    ``starts``: (name, slots or None) pairs; the budget is shared evenly; ties (to
+    rounding) go to the first start.
+    """
+    starts = [(name, c) for name, c in starts if c is not None]
+    if not starts:
+        return None, None, 0, 0.0
+    found = [ev.score(c).max_rate for _, c in starts]
+    moves = [0] * len(starts)
+    if budget_s > 0:
+        for i, (name, c) in enumerate(starts):
+            better, moves[i] = polish.improve(ev, c, workers, budget_s / len(starts))
+            starts[i] = (name, better)
+    rates = [ev.score(c).max_rate for _, c in starts]
+    top = max(rates)
+    best = max(range(len(starts)), key=lambda i: (rates[i] >= top * (1 - REACHED), -i))
+    return starts[best][0], starts[best][1], moves[best], found[best]
 
 
 def _slotscope_start(scenario: Scenario, ev: Evaluator) -> np.ndarray | None:
