@@ -33,10 +33,15 @@ deserialisation seconds per tuple; b_k bytes per tuple; B_n NIC bits/s):
    with y[j, n] (inbound; full duplex).
 
 This is exactly the analytic model's capacity bounds for every grouping
-whose rates do not depend on the placement (shuffle, fields, all, global).
-local-or-shuffle streams are modelled as shuffle (their rates move with the
-placement, which no linear model holds); the result says so
-(``exact=False``) and no proof is claimed for such scenarios. Coefficients
+whose rates do not depend on the placement (shuffle, fields, all, global),
+and for local-or-shuffle into a component of one executor (it receives the
+whole stream either way, and its senders serialise exactly the tuples that
+leave their worker: shuffle). Other local-or-shuffle streams are modelled
+as shuffle (their rates move with the placement, which no linear model
+holds); the result says so (``exact=False``), the solver's bound proves
+nothing for them, and :mod:`core.schedulers.optimal` prints the compute
+bound of :mod:`core.schedulers.cpsat_bounds` instead (an upper bound valid
+for every placement, not an exact model). Coefficients
 are rounded to integers at ``SCALE`` (relative error ~1e-6 on the loads);
 the chosen placement is always re-scored with the :class:`Evaluator`.
 
@@ -62,7 +67,13 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_counts import Solution, applies, run_model
+from core.schedulers.cpsat_counts import (
+    Solution,
+    analytic_bound,
+    applies,
+    run_model,
+    shuffle_exact,
+)
 from core.schedulers.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
@@ -73,6 +84,8 @@ from core.simulator.costs import (
     service_matrix,
 )
 from core.simulator.rates import unit_rates
+
+__all__ = ["Solution", "analytic_bound", "solve", "solve_auto"]
 
 SCALE_TOP = 10**7  # the largest load coefficient, in integer units (CP-SAT works in integers)
 
@@ -132,7 +145,7 @@ def solve(
     table = ev.table
     nodes = node_arrays(scenario)
     service, fixed = service_matrix(ev.graph, scenario)
-    exact = not table.has_local
+    exact = shuffle_exact(table)
     rates = unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
     ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
     deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)

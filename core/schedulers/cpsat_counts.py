@@ -41,9 +41,15 @@ These are the per-executor model's loads with its pair indicators summed
 (at its optimum too one worker per node suffices), so both have the same
 integer optimum. Symmetry breaking: nodes with identical hardware are
 ordered by the first component's count. Counts decode in executor order
-(the first N[c, n0] executors of c to node n0, ...). The proven bound is
-weak on the x10 presets (the products' linear relaxation lets every pair
-share a worker), so large cases end "feasible" with the gap printed.
+(the first N[c, n0] executors of c to node n0, ...).
+
+The solver's own bound is weak on the x10 presets (the products' linear
+relaxation lets every pair share a worker). Given a start placement, the
+model gets the serialisation cut of :mod:`core.schedulers.cpsat_bounds`
+(L at most the start's load, and per node the pairs' savings at most
+mu' lim_ub C_n times its weighted compute), which never removes the
+optimum; :func:`analytic_bound` is that module's bound for the scenario,
+which :mod:`core.schedulers.optimal` prints when tighter than the solver's.
 
 References
 ----------
@@ -60,6 +66,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
+from core.schedulers.cpsat_bounds import cut_savings, least_load, start_load
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -104,6 +111,14 @@ class Flow:
     src: int
     dst: int
     f: float
+
+
+def shuffle_exact(table) -> bool:
+    """True when modelling local-or-shuffle as shuffle is exact: every such stream's
+    target has one executor, which receives the whole stream either way (and its
+    senders serialise exactly the tuples that leave their worker, as with shuffle)."""
+    par = table.graph.parallelism
+    return all(par[s.target] == 1 for s, lsp in zip(table.streams, table.local, strict=True) if lsp)
 
 
 def _rates(table):
@@ -164,7 +179,7 @@ def solve(
         raise ValueError("the count model needs interchangeable executors")
     nodes = node_arrays(scenario)
     service, fixed = service_matrix(ev.graph, scenario)
-    exact = not table.has_local
+    exact = shuffle_exact(table)
     ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
     deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
     starts = [int(v) for v in table.comp_start]
@@ -246,16 +261,62 @@ def solve(
     m.Minimize(lim)
     if hint is not None:
         h = nodes.slot_node[np.asarray(hint)]
+        start = np.array(
+            [np.bincount(h[starts[c] : starts[c + 1]], minlength=n_n) for c in range(n_c)]
+        )
+        if symmetry and n_c:
+            start = _canonical(start, scenario)
         for c in range(n_c):
-            counts = np.bincount(h[starts[c] : starts[c + 1]], minlength=n_n)
             for n in range(n_n):
-                m.AddHint(cnt[c][n], int(counts[n]))
+                m.AddHint(cnt[c][n], int(start[c][n]))
+        lim_ub = start_load(m, cnt, start, lim)
+        if lim_ub is not None:
+            q_c = [q(arrival[c] * float(service[c].min())) for c in range(n_c)]
+            saving = [[cs[i] + cd[i], x.src, x.dst] for i, x in enumerate(fl)]
+            cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, nodes.cores)
 
     def read(solver: cp_model.CpSolver) -> np.ndarray:
         counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
         return nodes.slot_start[decode(counts)].astype(np.int64)
 
     return run_model(m, time_limit_s, workers, scale, exact, "counts", read)
+
+
+def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
+    """An upper bound on R* (tuples/s) that holds for every placement of ``ev``.
+
+    The serialisation bound of :mod:`core.schedulers.cpsat_bounds` when the
+    executors are interchangeable and no stream is local-or-shuffle, else its
+    compute bound (valid for local-or-shuffle too).
+    """
+    table = ev.table
+    rates = _rates(table)
+    service, _ = service_matrix(ev.graph, scenario)
+    size = np.diff(table.comp_start)
+    visits = np.bincount(table.exec_comp, rates.arrival, len(size))
+    fed_locally = set(table.dst_comp[table.local].tolist())
+    busiest = np.array(
+        [
+            0.0
+            if not size[c]
+            else visits[c] / size[c]
+            if c in fed_locally
+            else rates.arrival[table.comp_start[c] : table.comp_start[c + 1]].max()
+            for c in range(len(size))
+        ]
+    )
+    fl = flows(table, rates) if shuffle_exact(table) else None
+    streams = None
+    if fl is not None:
+        ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
+        deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
+        streams = [
+            (x.src, x.dst, t * ser[x.k], t * deser[x.k])
+            for x in fl
+            for t in [x.f * size[x.src] * size[x.dst]]
+        ]
+    low = least_load(visits, busiest, service, node_arrays(scenario).cores, streams)
+    return math.inf if low <= 0 else 1.0 / low
 
 
 def run_model(m, time_limit_s, workers, scale, exact, model, read_slots) -> Solution:
@@ -282,12 +343,27 @@ def decode(counts: list[list[int]]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, first) -> None:
-    """Nodes with identical hardware ordered by the first component's count."""
+def _node_classes(scenario: Scenario) -> list[list[int]]:
+    """Nodes with identical hardware (every field but the id), in listed order."""
     classes: dict[str, list[int]] = {}
     for n, node in enumerate(scenario.cluster.nodes):
         key = tuple(sorted(node.model_dump(exclude={"id"}).items(), key=lambda kv: kv[0]))
         classes.setdefault(repr(key), []).append(n)
-    for members in classes.values():
+    return list(classes.values())
+
+
+def _break_symmetry(m: cp_model.CpModel, scenario: Scenario, first) -> None:
+    """Nodes with identical hardware ordered by the first component's count."""
+    for members in _node_classes(scenario):
         for a, b in zip(members, members[1:], strict=False):
             m.Add(first[a] >= first[b])
+
+
+def _canonical(counts: np.ndarray, scenario: Scenario) -> np.ndarray:
+    """``counts`` (component x node) with identical nodes swapped into the symmetry
+    breaking's order (first component's count non-increasing): the same loads."""
+    out = counts.copy()
+    for members in _node_classes(scenario):
+        order = sorted(members, key=lambda n: -counts[0, n])
+        out[:, members] = counts[:, order]
+    return out
