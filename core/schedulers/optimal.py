@@ -71,8 +71,7 @@ import numpy as np
 
 from core.model import Scenario
 from core.placement import Outcome, SchedulerError, Status, assignment
-from core.schedulers import polish
-from core.schedulers.base import Param, SchedulerSpec
+from core.schedulers.base import Param, SchedulerSpec, run_spec
 from core.schedulers.enumeration import (
     Space,
     chunk_tasks,
@@ -83,6 +82,8 @@ from core.schedulers.enumeration import (
     search_chunk,
     user_components,
 )
+from core.schedulers.polish import improve
+from core.schedulers.slotscope import SPEC as SLOTSCOPE
 from core.simulator.capacity import Evaluator
 
 __all__ = [
@@ -212,7 +213,7 @@ def _best_start(ev: Evaluator, starts, workers: int, budget_s: float):
     moves = [0] * len(starts)
     if budget_s > 0:
         for i, (name, c) in enumerate(starts):
-            better, moves[i] = polish.improve(ev, c, workers, budget_s / len(starts))
+            better, moves[i] = improve(ev, c, workers, budget_s / len(starts))
             starts[i] = (name, better)
     rates = [ev.score(c).max_rate for _, c in starts]
     top = max(rates)
@@ -223,9 +224,7 @@ def _best_start(ev: Evaluator, starts, workers: int, budget_s: float):
 def _slotscope_start(scenario: Scenario, ev: Evaluator) -> np.ndarray | None:
     """slotscope's placement (the best of the paper schedulers, improved) as a start, or
     None when it fails or changes the parallelism."""
-    from core.schedulers import run_scheduler  # the registry imports this module
-
-    result = run_scheduler(scenario, "slotscope")
+    result = run_spec(SLOTSCOPE, scenario)
     if not result.ok or dict(result.parallelism) != dict(ev.graph.parallelism):
         return None
     return ev.encode(result.placement())
