@@ -176,7 +176,8 @@ def serialisation_load(
         linear[c] += out_s
         linear[d] += in_s
     mu = motzkin_straus(len(compute), pair)
-    rho = float(np.min(linear / compute))
+    busy = compute > 0  # an idle component (no compute, no streams) holds no share
+    rho = float(np.min(linear[busy] / compute[busy]))
     need = total_a + total_w
 
     def enough(load: float) -> bool:

@@ -185,3 +185,14 @@ def test_x10_preset_prints_the_serialisation_bound_and_its_gap():
     assert d["gap"] == pytest.approx(d["bound"] / d["max_rate"] - 1, rel=1e-12)
     assert 0 < d["gap"] < 0.25  # 1 s; about 10% in 60 s (python -m bench optimal)
     assert any("serialisation no placement avoids" in line for line in result.decisions)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # 0/0 in the bound used to warn
+def test_idle_ackers_leave_the_serialisation_bound_finite():
+    # storm-starter's Exclamation: its spouts are unreliable, so the ackers have no
+    # compute and no streams; they must not turn the least (de)serialisation to NaN
+    sc = preset("exclamation")
+    assert not sc.topology.reliable_spouts
+    out = run_scheduler(sc, "optimal", {"time_limit": 1.0})
+    assert out.details["status"] == "optimal"
+    assert out.details["bound"] == pytest.approx(out.details["max_rate"], rel=1e-3)
