@@ -20,7 +20,7 @@ from core.simulator.batching import mean_hop_waits_s
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
 from core.simulator.placed_rates import placed_unit_rates_many, row_bincount, row_take
-from core.simulator.results import CORE_FLOOR, RHO_CAP, Score
+from core.simulator.results import CORE_FLOOR, RHO_CAP, Score, node_cpu_load
 
 # The scorer is a core.simulator.capacity.Evaluator, which imports this module.
 Evaluator = Any
@@ -141,12 +141,7 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
 
 def _max_rates(ev: Evaluator, cpu, node_cpu, fixed, nic) -> list[float]:
     """R* of every row, as :meth:`Evaluator._bounds` (the first of equal loads wins)."""
-    headroom = ev.nodes.cores - fixed
-    if ev._fixed is None:
-        node_load = node_cpu / headroom
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            node_load = np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
+    node_load = node_cpu_load(node_cpu, ev.nodes.cores - fixed, ev._fixed is not None)
     rows = np.arange(cpu.shape[0])
     peaks = zip(
         cpu[rows, cpu.argmax(1)].tolist(),

@@ -57,7 +57,7 @@ from core.simulator.costs import (
 from core.simulator.errors import SimulationError
 from core.simulator.placed_rates import placed_unit_rates, rate_plan
 from core.simulator.rates import stream_table, unit_rates, visit_ratios
-from core.simulator.results import CORE_FLOOR, RHO_CAP, Analysis, Loads, Score
+from core.simulator.results import CORE_FLOOR, RHO_CAP, Analysis, Loads, Score, node_cpu_load
 from core.topology import build_graph
 
 
@@ -245,12 +245,7 @@ class Evaluator:
         )
 
     def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
-        headroom = self.nodes.cores - fixed
-        if self._fixed is None:
-            node_load = node_cpu / headroom
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                node_load = np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
+        node_load = node_cpu_load(node_cpu, self.nodes.cores - fixed, self._fixed is not None)
         e, n, m = int(cpu.argmax()), int(node_load.argmax()), int(nic.argmax())
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
         load, which = float(cpu[e]), 0
