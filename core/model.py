@@ -219,6 +219,16 @@ class Network(_Model):
             "topology.disruptor.batch.timeout.millis: 1); used when batch_size > 1."
         ),
     )
+    worker_cpu_cores: float = Field(
+        0.0,
+        ge=0,
+        le=64,
+        description=(
+            "CPU a worker JVM takes whatever its tuples (its timers, heartbeats, queue "
+            "flushers, GC), cores; charged once per worker in use on its node. 0 = not "
+            "modelled; the Storm 1.2.3 presets carry the value fitted by bench.calibrate."
+        ),
+    )
 
 
 class ExecutorFlow(_Model):

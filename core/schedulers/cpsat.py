@@ -26,9 +26,10 @@ deserialisation seconds per tuple; b_k bytes per tuple; B_n NIC bits/s):
    + sum_(k, j) o_e w_j sigma_k (1 - s[e, j]) + sum_(k, i) o_i w_e delta_k (1 - s[i, e]) <= L;
 2. node CPU: sum_e a_e t_(c(e)n) y[e, n] + sum_(i, j) o_i w_j (sigma_k + delta_k)
    ... split as sigma_k (y[i, n] - z[i, j, n]) + delta_k (y[j, n] - z[i, j, n])
-   <= L (cores_n - sum_e f_(c(e)n) y[e, n]), the product L y[e, n] written
-   as p[e, n] >= L when y[e, n] (only with fixed overheads f, the
-   profiled MET of Nasiri et al.);
+   <= L (cores_n - sum_e f_(c(e)n) y[e, n] - j sum_(g on n) u[g]), the
+   products L y[e, n] and L u[g] written as p >= L when the literal holds
+   (only with fixed overheads: f, the profiled MET of Nasiri et al.; j, a
+   worker JVM's own CPU, ``network.worker_cpu_cores``);
 3. NIC: 8 sum_(i, j) o_i w_j b_k (y[i, n] - m[i, j, n]) <= L B_n, and the same
    with y[j, n] (inbound; full duplex).
 
@@ -68,6 +69,7 @@ from ortools.sat.python import cp_model
 
 from core.model import Scenario
 from core.schedulers.cpsat_counts import (
+    FIXED_SCALE,
     Solution,
     analytic_bound,
     applies,
@@ -219,17 +221,24 @@ def solve(
     for e in range(n_e):
         m.Add(sum(cpu[e]) <= lim)
     has_fixed = bool(fixed.any())
+    jvm = int(round(scenario.network.worker_cpu_cores * FIXED_SCALE))
     for n in range(n_n):
         cores = float(nodes.cores[n])
-        held = []  # fixed overheads: L x f summed over the executors on n
+        held = []  # fixed overheads: L x f summed over the executors and workers on n
         if has_fixed:
             for e in range(n_e):
-                fe = int(round(fixed[comp[e], n] * 1000))
+                fe = int(round(fixed[comp[e], n] * FIXED_SCALE))
                 if fe:
                     p = m.NewIntVar(0, SCALE_TOP * 4, f"p{e}_{n}")
                     m.Add(p >= lim).OnlyEnforceIf(y[e][n])
                     held.append(fe * p)
-        m.Add(1000 * sum(node_terms[n]) + sum(held) <= lim * int(round(cores * 1000)))
+        if jvm:
+            for g in range(int(nodes.slot_start[n]), int(nodes.slot_start[n + 1])):
+                p = m.NewIntVar(0, SCALE_TOP * 4, f"w{g}")
+                m.Add(p >= lim).OnlyEnforceIf(u[g])
+                held.append(jvm * p)
+        cores_n = int(round(cores * FIXED_SCALE))
+        m.Add(FIXED_SCALE * sum(node_terms[n]) + sum(held) <= lim * cores_n)
         if nic_out[n]:
             m.Add(sum(nic_out[n]) <= lim)
             m.Add(sum(nic_in[n]) <= lim)

@@ -67,6 +67,9 @@ from collections.abc import Sequence
 import numpy as np
 from ortools.sat.python import cp_model
 
+# Node constraints carry rate-independent CPU (fixed overheads, worker JVMs) in
+# units of 1e-5 cores: 1e5 x load + fixed <= L x round(1e5 x cores).
+FIXED_SCALE = 100_000
 PROBE_S = 5.0  # seconds for the model's load of the start placement (all counts fixed)
 BISECTION_STEPS = 60  # halvings of the load interval: far below float resolution
 
@@ -283,8 +286,8 @@ def cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, cores) -> None:
     if mu <= 0:
         return
     for n in range(len(cores)):
-        # Y_n <= lim cores_n: the node constraint is 1000 load + fixed <= lim round(1000 C_n)
-        per_y = mu * lim_ub * round(float(cores[n]) * 1000) / 1000
+        # Y_n <= lim cores_n: the node constraint is S load + fixed <= lim round(S C_n)
+        per_y = mu * lim_ub * round(float(cores[n]) * FIXED_SCALE) / FIXED_SCALE
         rhs = [math.ceil(per_y * q_c[c]) * cnt[c][n] for c in range(len(q_c))]
         lhs = [coef * same[i][n] for i, (coef, _, _) in enumerate(saving)]
         m.Add(sum(lhs) <= sum(rhs))

@@ -66,7 +66,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_bounds import cut_savings, least_load, start_load
+from core.schedulers.cpsat_bounds import FIXED_SCALE, cut_savings, least_load, start_load
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -235,6 +235,7 @@ def solve(
                     terms.append(cd[i] * (size[x.src] - cnt[x.src][n]))
             m.Add(sum(terms) <= lim).OnlyEnforceIf(has[c][n])
     has_fixed = bool(fixed.any())
+    jvm = int(round(scenario.network.worker_cpu_cores * FIXED_SCALE))
     for n in range(n_n):
         load = [q(arrival[c] * service[c, n]) * cnt[c][n] for c in range(n_c)]
         nic_out, nic_in = [], []
@@ -249,12 +250,17 @@ def solve(
         held = []
         if has_fixed:
             for c in range(n_c):
-                fe = int(round(fixed[c, n] * 1000))
+                fe = int(round(fixed[c, n] * FIXED_SCALE))
                 if fe and size[c]:
                     p = m.NewIntVar(0, SCALE_TOP * 4 * size[c], f"p{c}_{n}")
                     m.AddMultiplicationEquality(p, [cnt[c][n], lim])
                     held.append(fe * p)
-        m.Add(1000 * sum(load) + sum(held) <= lim * int(round(float(nodes.cores[n]) * 1000)))
+        if jvm:  # the node's one worker (decode puts its executors in its first slot)
+            p = m.NewIntVar(0, SCALE_TOP * 4, f"w{n}")
+            m.Add(p >= lim).OnlyEnforceIf(used[n])
+            held.append(jvm * p)
+        cores_n = int(round(float(nodes.cores[n]) * FIXED_SCALE))
+        m.Add(FIXED_SCALE * sum(load) + sum(held) <= lim * cores_n)
         if nic_out:
             m.Add(sum(nic_out) <= lim)
             m.Add(sum(nic_in) <= lim)

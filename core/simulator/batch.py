@@ -84,6 +84,11 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
         fixed = row_bincount(node_of, ev._fixed[t.exec_comp[None, :], node_of], n_n)
     else:
         fixed = np.zeros((n_rows, n_n))
+    if ev._worker_cores > 0:
+        in_use = row_bincount(slot_of, None, n_g) > 0
+        fixed = fixed + ev._worker_cores * row_bincount(
+            np.broadcast_to(nodes.slot_node, in_use.shape), in_use, n_n
+        )
     nic_out = row_bincount(nsrc, send_n * ev._bytes_i, n_n)
     nic_in = row_bincount(ntgt, recv_n * ev._bytes_j, n_n)
     nic = np.maximum(nic_out, nic_in) * BITS_PER_BYTE / nodes.nic_bits_per_s
@@ -95,7 +100,7 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
     max_rate = _max_rates(ev, cpu, node_cpu, fixed, nic)
     r0 = ev.scenario.workload.rate if rate is None else float(rate)
     r_eff = [min(r0, m) for m in max_rate]
-    if ev._fixed is None:
+    if not ev._has_fixed:
         cores = np.broadcast_to(ev._free_cores, (n_rows, n_n))
     else:
         cores = np.maximum(nodes.cores - fixed, CORE_FLOOR)
@@ -141,7 +146,7 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
 
 def _max_rates(ev: Evaluator, cpu, node_cpu, fixed, nic) -> list[float]:
     """R* of every row, as :meth:`Evaluator._bounds` (the first of equal loads wins)."""
-    node_load = node_cpu_load(node_cpu, ev.nodes.cores - fixed, ev._fixed is not None)
+    node_load = node_cpu_load(node_cpu, ev.nodes.cores - fixed, ev._has_fixed)
     rows = np.arange(cpu.shape[0])
     peaks = zip(
         cpu[rows, cpu.argmax(1)].tolist(),

@@ -10,7 +10,8 @@ so one pass per placement computes loads per unit of R, and the bounds
 follow:
 
 1. an executor is one thread: its CPU demand <= 1 core;
-2. a node: its executors' demand + fixed overheads <= its cores;
+2. a node: its executors' demand + fixed overheads (per executor, and per
+   worker JVM in use: ``network.worker_cpu_cores``) <= its cores;
 3. a node's NIC: inter-node bits out, and in, <= its bandwidth (full duplex).
 
 R* is the smallest bound and the bottleneck names it (``executor split#2
@@ -111,6 +112,8 @@ class Evaluator:
         self.executors = t.executors
         self.service_s, fixed = service_matrix(self.graph, scenario, costs)
         self._fixed = fixed if fixed.any() else None
+        self._worker_cores = scenario.network.worker_cpu_cores
+        self._has_fixed = self._fixed is not None or self._worker_cores > 0
         self._free_cores = np.maximum(nodes.cores - np.zeros(len(nodes.ids)), CORE_FLOOR)
         self.visits = visit_ratios(self.graph)
         self._visit_total = sum(self.visits.values())
@@ -219,6 +222,9 @@ class Evaluator:
             if self._fixed is not None
             else np.zeros(n_n)
         )
+        if self._worker_cores > 0:
+            workers = np.bincount(nodes.slot_node, np.bincount(slot_of, None, n_g) > 0, n_n)
+            fixed = fixed + self._worker_cores * workers
         nic_out = np.bincount(nsrc, send_n * self._bytes_i, n_n)
         nic_in = np.bincount(ntgt, recv_n * self._bytes_j, n_n)
         nic = np.maximum(nic_out, nic_in) * BITS_PER_BYTE / nodes.nic_bits_per_s
@@ -245,7 +251,7 @@ class Evaluator:
         )
 
     def _bounds(self, cpu, node_cpu, fixed, nic) -> tuple[float, str]:
-        node_load = node_cpu_load(node_cpu, self.nodes.cores - fixed, self._fixed is not None)
+        node_load = node_cpu_load(node_cpu, self.nodes.cores - fixed, self._has_fixed)
         e, n, m = int(cpu.argmax()), int(node_load.argmax()), int(nic.argmax())
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
         load, which = float(cpu[e]), 0
@@ -275,7 +281,7 @@ class Evaluator:
         (:func:`core.simulator.contention.mean_field_factors`), exact on one
         core, ~40x faster; what :meth:`score` uses.
         """
-        if self._fixed is None:  # no fixed overheads: the same every time
+        if not self._has_fixed:  # no fixed overheads: the same every time
             cores = self._free_cores
         else:
             cores = np.maximum(self.nodes.cores - loads.fixed, CORE_FLOOR)

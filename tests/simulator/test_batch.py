@@ -11,7 +11,7 @@ PRESETS = (
     "wordcount",
     "exclamation",
     "top-storm-wordcount-s3-w3",
-    "lf-star-x10",
+    "lf-star-x10",  # Storm 1.2.3: batching and per-worker JVM CPU
     "lf-diamond-lsp",
     "lf-star-x10-lsp",
     "rstorm-diamond",  # two racks

@@ -55,6 +55,26 @@ def test_hand_computed_node_cpu_bound():
     assert a.bottleneck == "node n1 CPU"
 
 
+def test_each_worker_in_use_takes_its_jvm_cpu_off_its_node():
+    comps = [
+        {"id": "spout", "parallelism": 1, "cpu_us": 10.0},
+        {"id": "bolt", "parallelism": 4, "cpu_us": 50.0, "selectivity": 0.0},
+    ]
+    free = {"serialize_us": 0.0, "deserialize_us": 0.0, "worker_cpu_cores": 0.25}
+    sc = make(comps, [("spout", "bolt")], [{"id": "n1", "cores": 1}, {"id": "n2"}], network=free)
+    bolts = [f"bolt#{i}" for i in range(4)]
+    one = manual(sc, {e: ("n1", 0) for e in ["spout#0", *bolts]})
+    two = manual(sc, {"spout#0": ("n1", 0), **{b: ("n1", 1) for b in bolts}})
+    # 60 us per unit rate on the core left by one JVM (0.75), then by two (0.5)
+    a1, a2 = analyze(sc, one, rate=1000.0), analyze(sc, two, rate=1000.0)
+    assert a1.max_rate == pytest.approx(0.75e6 / 60)
+    assert a2.max_rate == pytest.approx(0.5e6 / 60)
+    assert a2.bottleneck == "node n1 CPU"
+    assert a1.cpu_util == pytest.approx({"n1": 0.06 + 0.25, "n2": 0.0})  # n2 runs no worker
+    assert a2.cpu_util["n1"] == pytest.approx(0.06 + 0.5)
+    assert a2.executor_cpu["spout#0"] == pytest.approx(1000 * 10e-6)  # the JVM's is not its
+
+
 def test_hand_computed_nic_bound_names_the_slower_nic():
     comps = [
         {"id": "spout", "parallelism": 1, "cpu_us": 1.0, "tuple_bytes": 12_500},

@@ -42,10 +42,16 @@ def test_top_storm_uses_fewer_nodes_than_even(name):
 def test_lf_has_lower_mean_latency_than_even(name):
     sc = preset(name)
     rate = sc.workload.rate
-    # common random numbers: both placements see the same arrivals and draws
-    lf = simulate(sc, run_scheduler(sc, "lf"), rate, tuples=20_000)
-    even = simulate(sc, run_scheduler(sc, "even"), rate, tuples=20_000)
-    assert lf["latency_ms"]["mean"] < even["latency_ms"]["mean"]
+
+    def mean_ms(scheduler: str) -> float:
+        # Storm 1.2.3's flush timers start at a random phase in every worker, and a
+        # run's mean depends on those phases: average over replicas, as a study would.
+        # Common random numbers: both placements see the same arrivals and draws.
+        schedule = run_scheduler(sc, scheduler)
+        runs = [simulate(sc, schedule, rate, replica=r, tuples=20_000) for r in range(4)]
+        return sum(run["latency_ms"]["mean"] for run in runs) / len(runs)
+
+    assert mean_ms("lf") < mean_ms("even")
 
 
 @_needs("hetero")
