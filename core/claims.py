@@ -461,11 +461,12 @@ PAGEVIEW_ABSOLUTE = (
     "with Storm 1.2.3's batching modelled, page view's mean latency from the spout's "
     "emission to the last bolt is 7.9 ms with even and 6.0 ms with L/F (unique page view: "
     "5.0 / 4.1 ms; means of 8 replicas), up from 0.8 / 0.2 ms without it. The paper does "
-    "not say how latency was measured; if it is Storm's complete latency, i.e. with "
-    "acking and Storm 1.2.3's default of one acker per worker (topology.acker.executors "
-    "null), slotscope gives 10.5 / 8.8 ms, inside the band (unique: 7.6 / 6.7 ms, at its "
-    "lower edge). The paper does not say that its spouts anchor tuples, so the presets "
-    "keep ackers at 0"
+    "not say how latency was measured. Were it Storm's complete latency (acking on, with "
+    "Storm 1.2.3's default of one acker per worker, and the acker's message back to the "
+    "spout), slotscope would give 13.2 / 11.5 ms (unique: 10.3 / 9.3 ms), 0.89-0.94x the "
+    "paper's. But the paper also reports p99s and min-max bars, which Storm's UI does not "
+    "give for complete latency: per-tuple timestamps at the sink are the likelier method, "
+    "and the paper does not say its spouts anchor tuples, so the presets keep ackers at 0"
 )
 PER_PROCESS_CPU = (
     "the Storm 1.2.3 presets charge each worker JVM 0.0135 cores whatever its load, fitted "

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from core.simulator.acking import ack_return_s
 from core.simulator.batching import mean_hop_waits_s
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
 from core.simulator.costs import BITS_PER_BYTE
@@ -131,6 +132,9 @@ def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> l
             cand = path[:, u] + delay[:, k]
             best = np.where(flows[:, k] & (cand > best), cand, best)
         path[:, c] = comp_s[:, c] + best
+    if ev._ack is not None:
+        a = ev._ack.component
+        path[:, a] = path[:, a] + ack_return_s(ev, slot_of, node_of, comp_s[:, a])
     latency = (path.max(1) * 1e3).tolist()
     used = np.count_nonzero(row_bincount(node_of, None, n_n), axis=1).tolist()
     return [

@@ -23,7 +23,8 @@ The latency estimate is the critical path of mean sojourn times: per
 executor an M/G/1 (Pollaczek-Khinchine) queue with the executor's mean
 service time, its compute part with the workload's coefficient of variation;
 per component the arrival-weighted mean of its executors; per stream the
-flow-weighted mean transfer delay. It ignores the maximum over a tuple
+flow-weighted mean transfer delay; with ackers, the acker's message back to
+the spout (:mod:`core.simulator.acking`). It ignores the maximum over a tuple
 tree's branches, so it is a lower estimate of Storm's complete latency, good
 for ranking placements. Service times are stretched by CPU contention:
 processor sharing of a node's cores among its busy executors
@@ -41,6 +42,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from core.model import Scenario
+from core.simulator.acking import ack_hop, ack_return_s
 from core.simulator.batch import score_many
 from core.simulator.batching import flush_period_s, mean_hop_waits_s
 from core.simulator.contention import contention_factors, mean_field_factors
@@ -125,6 +127,7 @@ class Evaluator:
         self._flush_s = flush_period_s(net)
         spouts = {c for c in self.graph.order if not self.graph.preds[c]}
         self._src_spout = np.array([self.graph.order[u] in spouts for u in t.src_comp], bool)
+        self._ack = ack_hop(self.graph, t)
         self._racks = int(nodes.rack.max()) + 1 if net.same_rack_us is not None else 1
         n_s, n_g, n_n = len(t.streams), nodes.slots, len(nodes.ids)
         self._dims = (n_s, n_g, n_n)
@@ -334,6 +337,11 @@ class Evaluator:
                 if busy[k] and path[u] + delay[k] > best:
                     best = path[u] + delay[k]
             path[c] = comp_s[c] + best
+        if self._ack is not None:  # the acker's message back to the spout ends the tree
+            a = self._ack.component
+            sojourn = np.array([comp_s[a]])
+            back = ack_return_s(self, loads.slot_of[None, :], loads.node_of[None, :], sojourn)
+            path[a] = path[a] + float(back[0])
         return max(path) * 1e3
 
     def _same_rack(self, loads: Loads) -> np.ndarray:

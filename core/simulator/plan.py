@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.model import Network, Scenario
-from core.simulator.batching import Flush
+from core.simulator.batching import Flush, arrivals
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
 from core.simulator.rates import StreamTable, is_ack_stream
@@ -93,6 +93,25 @@ class Step:
     arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
     sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
     flush: Flush | None = None  # batching timers on the sources' hops, in their order
+    ack_return: AckReturn | None = None  # the ackers only: the hop back to the spout
+
+    def completion(self, done: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+        """When each tuple's tree may count as complete (rows ``idx``, all when None).
+
+        Its departure; for an acker's tuples, the arrival of the acker's message
+        at the tree's spout executor, where Storm measures the complete latency.
+        """
+        if self.ack_return is None:
+            return done
+        return arrivals(done, self.ack_return.delay_s, self.ack_return.flush, idx)
+
+
+@dataclass(frozen=True, eq=False)
+class AckReturn:
+    """The acker -> spout hop of every acker tuple (Storm's ``__ack_ack``)."""
+
+    delay_s: np.ndarray  # transfer delay, s
+    flush: Flush | None  # the batching timers on the hop
 
 
 def scenario_key(scenario: Scenario) -> int:

@@ -32,12 +32,15 @@ rate / p), and emitted under Storm's flow control: at most ``plan.window``
 (``max_spout_pending``) trees in flight per spout executor
 (:mod:`core.simulator.window`; :func:`run_trace` says how the closed loop
 is solved). A tuple tree's complete latency is the last departure of any
-tuple in it (acks included) minus the spout tuple's emission (Storm's
-complete latency, spout queueing included; the wait for a window slot is
-not, as in Storm). Random streams are seeded from (seed, scenario,
-replica, component), never from the scheduler or the offered rate: spout
-gaps are unit exponentials divided by the rate, so every scheduler and
-every rate sees the same draws (common random numbers).
+tuple in it minus the spout tuple's emission; with ackers, the last ack's
+departure from its acker plus the hop of the acker's message back to the
+tree's spout executor (Storm's complete latency, measured where the spout
+takes that message; spout queueing included, the wait for a window slot
+not, as in Storm; the spout's own time on the message is not charged).
+Random streams are seeded from (seed, scenario, replica, component),
+never from the scheduler or the offered rate: spout gaps are unit
+exponentials divided by the rate, so every scheduler and every rate sees
+the same draws (common random numbers).
 """
 
 from __future__ import annotations
@@ -48,9 +51,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from core.model import ACKER_ID
 from core.simulator.batching import Flush, arrivals, flush_period_s
 from core.simulator.fifo import fifo_departures
-from core.simulator.plan import Step, TracePlan, route_targets
+from core.simulator.plan import AckReturn, Step, TracePlan, route_targets
 from core.simulator.window import emissions, spout_queues, sweep_emissions
 
 FLUSH_STREAM = "__flush"  # random stream of the workers' flush timer phases
@@ -163,16 +167,19 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
     share = [tuples // len(spouts) + (j < tuples % len(spouts)) for j in range(len(spouts))]
     pending: list[list] = [[] for _ in order]
     period = flush_period_s(plan.network)
+    phase = None
     if period > 0:  # each worker's timer phase, a fraction of the period
         phase = component_rng(seed, plan.scenario_key, replica, FLUSH_STREAM).random(plan.workers)
     next_root = 0
+    spout_of_root = np.zeros(tuples, dtype=np.int64)
     for c, cid in enumerate(order):
         rng = component_rng(seed, plan.scenario_key, replica, cid)
-        flush = None
+        flush = ack_return = None
         if c in spouts:
             n = share[spouts.index(c)]
             arrival, executor = _spout_tuples(plan, c, rng, n)
             root = np.arange(next_root, next_root + n)
+            spout_of_root[root] = executor
             next_root += n
             deser, sources = np.zeros(n), ()
         else:
@@ -188,6 +195,8 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
                 out, into = phase[sender] * period, phase[receiver] * period
                 flush = Flush(period, out, into, sender != receiver)
             pending[c] = []
+            if cid == ACKER_ID:
+                ack_return = _ack_return(plan, executor, spout_of_root[root], period, phase)
         draws = unit_service(rng, len(executor), plan.service_cv)
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
@@ -195,7 +204,21 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
             sender = executor[parent] if period > 0 else None  # for the flush timers
             batch = (k, parent, target, delay, child_deser, root[parent], sender)
             pending[int(t.dst_comp[k])].append(batch)
-        yield Step(c, executor, root, service, arrival, sources, flush)
+        yield Step(c, executor, root, service, arrival, sources, flush, ack_return)
+
+
+def _ack_return(
+    plan: TracePlan, acker: np.ndarray, spout: np.ndarray, period: float, phase: np.ndarray | None
+) -> AckReturn:
+    """The hop of each acker tuple's completion message back to its tree's spout executor."""
+    ack_bytes = plan.table.graph.components[ACKER_ID].tuple_bytes
+    delay, _ = plan.hop_costs(acker, spout, ack_bytes)
+    if period <= 0:
+        return AckReturn(delay, None)
+    sender, receiver = plan.worker[acker], plan.worker[spout]
+    return AckReturn(
+        delay, Flush(period, phase[sender] * period, phase[receiver] * period, sender != receiver)
+    )
 
 
 def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:
@@ -296,7 +319,7 @@ def _timing(
                     del departures[u]
         p = int(t.comp_start[c + 1] - t.comp_start[c])
         done = fifo_departures(arrival, step.service_s, step.executor - t.comp_start[c], p)
-        np.maximum.at(last, step.root, done)
+        np.maximum.at(last, step.root, step.completion(done))
         if consumers[c] > 0:
             departures[c] = done
         processed[order[c]] = len(done)

@@ -274,4 +274,4 @@ def _sweep_chunk(
                 if commit:
                     busy[c][x] = merged
         departure[offset[c] + idx] = done
-        np.maximum.at(last, step.root[idx], done)
+        np.maximum.at(last, step.root[idx], step.completion(done, idx))

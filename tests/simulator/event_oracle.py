@@ -6,6 +6,8 @@ replays them one event at a time: an arrival joins its executor's queue or
 starts service; a departure releases the tuple's children after their
 transfer delays (through the workers' flush timers when the queues batch) and
 starts the next queued tuple (earliest arrival first, ties in canonical order).
+A tree completes when its last tuple departs, or, with ackers, when the
+acker's message for its last ack reaches the tree's spout executor.
 Slow (~0.3 M tuple-hops/s) and obviously right.
 """
 
@@ -82,7 +84,11 @@ def event_latencies(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 
                 start(now, c, i)
             continue
         root = int(steps[c].root[i])
-        last[root] = max(last[root], now)
+        done = now
+        back = steps[c].ack_return  # an acker's message back to the tree's spout
+        if back is not None:
+            done = _through_queues(now, float(back.delay_s[i]), back.flush, i)
+        last[root] = max(last[root], done)
         for d, j, delay in children[c][i]:
             heapq.heappush(events, (_through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))
         busy.discard(ex)

@@ -46,3 +46,15 @@ def test_score_many_equals_score_on_every_row(name):
 def test_score_many_of_no_rows_is_empty():
     ev = Evaluator(preset("wordcount"))
     assert ev.score_many(np.zeros((0, len(ev.executors)), dtype=np.int64)) == []
+
+
+def test_score_many_equals_score_with_acks_returning_to_the_spouts(wordcount_acked):
+    for network in ({}, {"batch_size": 100, "worker_cpu_cores": 0.05}):
+        sc = wordcount_acked.model_copy(
+            update={"network": wordcount_acked.network.model_copy(update=network)}
+        )
+        ev = Evaluator(sc)
+        assert ev._ack is not None
+        rows = _candidates(ev, ev.encode(run_scheduler(sc, "even").placement()), seed=1)
+        for rate in (None, 1.0, 1e9):
+            assert ev.score_many(rows, rate) == [ev.score(row, rate) for row in rows]

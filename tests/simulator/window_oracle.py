@@ -4,9 +4,11 @@ The same sampled tuples as the vectorised trace (service times, routing and
 transfer delays from :func:`core.simulator.trace.walk`), replayed one event
 at a time as Storm runs them: each spout executor takes its offered tuples
 in order and emits one only while fewer than ``window`` of its tuple trees
-are pending (emitted, not yet fully processed); a tree's completion lets
-the oldest waiting tuple go at once. Executors are FIFO servers (earliest
-arrival first, ties in canonical order). Slow and obviously right.
+are pending (emitted, not yet fully processed, or with ackers, not yet
+acknowledged back to the spout); a tree's completion lets the oldest
+waiting tuple go at once. No batching (its flush timers are not replayed).
+Executors are FIFO servers (earliest arrival first, ties in canonical
+order). Slow and obviously right.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import numpy as np
 from core.simulator.plan import TracePlan
 from core.simulator.trace import walk
 
-OFFER, ARRIVAL, DEPARTURE = 0, 1, 2  # at equal times: offers, then arrivals, then departures
+# at equal times: offers, then arrivals, then departures, then completions
+OFFER, ARRIVAL, DEPARTURE, COMPLETE = 0, 1, 2, 3
 
 
 def window_latencies(
@@ -67,8 +70,18 @@ def window_latencies(
         busy.add(int(steps[c].executor[i]))
         heapq.heappush(events, (now + float(steps[c].service_s[i]), DEPARTURE, c, i))
 
+    def complete(now: float, root: int) -> None:  # its spout executor may emit again
+        sc, si = spout_of[root]
+        sx = int(steps[sc].executor[si])
+        pending[sx] -= 1
+        if waiting.get(sx):
+            emit(now, *waiting[sx].popleft())
+
     while events:
         now, kind, c, i = heapq.heappop(events)
+        if kind == COMPLETE:
+            complete(now, c)
+            continue
         ex = int(steps[c].executor[i])
         if kind == OFFER:
             if pending.get(ex, 0) < window:
@@ -83,7 +96,8 @@ def window_latencies(
                 start(now, c, i)
             continue
         root = int(steps[c].root[i])
-        last[root] = max(last[root], now)
+        back = steps[c].ack_return  # an acker's message back to the tree's spout
+        last[root] = max(last[root], now if back is None else now + float(back.delay_s[i]))
         for d, j, delay in children[c][i]:
             heapq.heappush(events, (now + delay, ARRIVAL, d, j))
         busy.discard(ex)
@@ -91,10 +105,9 @@ def window_latencies(
             _, c2, i2 = heapq.heappop(queues[ex])
             start(now, c2, i2)
         left[root] -= 1
-        if left[root] == 0:  # the tree is complete: its spout executor may emit again
-            sc, si = spout_of[root]
-            sx = int(steps[sc].executor[si])
-            pending[sx] -= 1
-            if waiting.get(sx):
-                emit(now, *waiting[sx].popleft())
+        if left[root] == 0:  # every tuple is done: the tree completes when its spout hears
+            if last[root] > now:
+                heapq.heappush(events, (float(last[root]), COMPLETE, root, -1))
+            else:
+                complete(now, root)
     return last - emitted, emitted
