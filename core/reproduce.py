@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from core.claims import CLAIMS, PAPERS, Claim
-from core.model import Scenario
+from core.model import Scenario, with_changes
 from core.presets import PRESETS, preset
 from core.schedulers import SCHEDULERS, run_scheduler
 from core.simulator import analyze, simulate
@@ -101,6 +101,24 @@ def figures(preset_name: str, scheduler: str) -> Figures:
     return measure_placement(scenario, schedule)
 
 
+@cache
+def figures_on_graph_of(preset_name: str, scheduler: str, graph_of: str) -> Figures:
+    """``figures`` of ``scheduler`` placing the execution graph ``graph_of`` chose.
+
+    The instance counts of ``graph_of``'s schedule replace the preset's, as when a
+    paper compares two placements of one execution graph.
+    """
+    scenario = preset(preset_name)
+    counts = run_scheduler(scenario, graph_of).parallelism
+    components = [
+        c.model_copy(update={"parallelism": counts[c.id]}) for c in scenario.topology.components
+    ]
+    scenario = with_changes(
+        scenario, topology=scenario.topology.model_copy(update={"components": components})
+    )
+    return measure_placement(scenario, run_scheduler(scenario, scheduler))
+
+
 def measure_placement(scenario: Scenario, schedule) -> Figures:
     rate = scenario.workload.rate
     an = analyze(scenario, schedule, rate)
@@ -156,7 +174,11 @@ def measure(claim: Claim) -> float:
     values = []
     for name in claim.presets:
         subject = figures(name, claim.subject)
-        baseline = figures(name, claim.baseline) if claim.baseline else None
+        baseline = None
+        if claim.baseline and claim.same_graph:
+            baseline = figures_on_graph_of(name, claim.baseline, claim.subject)
+        elif claim.baseline:
+            baseline = figures(name, claim.baseline)
         values.append(MEASURES[claim.measure](claim, subject, baseline))
     return max(values)
 

@@ -9,6 +9,7 @@ from core.reproduce import (
     Figures,
     Row,
     figures,
+    figures_on_graph_of,
     measure,
     missing,
     reproduce,
@@ -96,3 +97,18 @@ def test_claim_is_reproduced_within_its_band(claim):
         f"{claim.id}: paper {claim.paper_value}, slotscope {row.value} "
         f"(band {claim.band}): {row.verdict} {row.note}"
     )
+
+
+def test_a_same_graph_baseline_places_the_subjects_instance_counts():
+    from core.presets import preset
+    from core.schedulers import run_scheduler
+
+    counts = run_scheduler(preset("nasiri-linear"), "hetero").parallelism
+    assert counts["high"] > 1  # hetero scales the bottleneck out; the preset has 1
+    even = figures_on_graph_of("nasiri-linear", "even", "hetero")
+    user = figures("nasiri-linear", "even")
+    assert even.max_rate > user.max_rate  # more instances of the bottleneck
+    claim = next(c for c in CLAIMS if c.id == "nasiri/linear-vs-even")
+    assert claim.same_graph
+    hetero = figures("nasiri-linear", "hetero")
+    assert measure(claim) == pytest.approx((hetero.max_rate / even.max_rate - 1) * 100)
