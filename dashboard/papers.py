@@ -33,6 +33,7 @@ COLUMNS = (
     ("slotscope_value", "slotscope", 1),
     ("ratio", "Ratio", 1),
     ("verdict", "Verdict", 1),
+    ("training", "Role", 1),
     ("note", "Why / note", 3),
 )
 NUMERIC = {"paper_value", "slotscope_value", "ratio"}
@@ -47,6 +48,8 @@ def _column(field: str, header: str, flex: int) -> dict[str, Any]:
         col["type"] = "rightAligned"
     if field == "verdict":
         col["cellClassRules"] = VERDICT_CLASSES
+    if field == "training":  # a claim the calibration fits (bench.calibrate), or a check
+        col["valueFormatter"] = {"function": "params.value ? 'training' : 'check'"}
     if field in ("claim", "note"):
         col["wrapText"] = True
         col["autoHeight"] = True
@@ -66,7 +69,9 @@ def layout() -> html.Section:
             html.P(
                 "The papers' quantitative claims, each run on its own preset. Reproduced: "
                 "inside the claim's band (a factor of 2 on a gain, ±50% on an absolute "
-                "figure); direction: the right way round but outside the band.",
+                "figure); direction: the right way round but outside the band. Role: "
+                "training claims are the few figures global constants are fitted to "
+                "(python -m bench.calibrate); every other claim is a check.",
                 className="hint",
             ),
             html.Div(
