@@ -7,7 +7,7 @@ from sim_builders import make, manual
 
 from core.simulator import Evaluator, analyze, simulate
 from core.simulator.acking import ack_return_s
-from core.simulator.plan import trace_plan
+from core.simulator.plan import AckReturn, trace_plan
 from core.simulator.trace import run_trace
 
 STORM_1 = {"batch_size": 100, "batch_flush_ms": 1.0}  # Storm 1.2.3 defaults.yaml
@@ -93,3 +93,21 @@ def test_trace_with_ackers_agrees_with_the_event_oracle(network):
     trace = run_trace(plan, 400, seed=3, replica=1)
     oracle = event_latencies(plan, 400, seed=3, replica=1)
     np.testing.assert_allclose(trace.latency_s, oracle, rtol=1e-9, atol=1e-12)
+
+
+def test_every_tree_ends_exactly_one_return_hop_after_its_last_ack(monkeypatch):
+    # one acker on n0: trees from s#0 (n0, same worker) return in 1 us, from s#1 (n1) in
+    # 250 us + wire; without the hop each tree would end at its last ack's departure
+    sc, sched = _acked(NEAR)
+    ev = Evaluator(sc)
+    plan = trace_plan(ev, ev.encode(sched.placement()), 100.0)
+    with_hop = run_trace(plan, 2000, seed=1).latency_s
+    monkeypatch.setattr(
+        "core.simulator.trace._ack_return",
+        lambda plan, acker, spout, period, phase: AckReturn(np.zeros(len(acker)), None),
+    )
+    without = run_trace(plan, 2000, seed=1).latency_s
+    back = with_hop - without
+    near, far = np.isclose(back, 1e-6, rtol=1e-6), np.isclose(back, 250e-6 + WIRE_S, rtol=1e-6)
+    assert np.all(near | far)
+    assert 0.4 < far.mean() < 0.6  # spout tuples go to either spout executor
