@@ -29,15 +29,13 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from core.claims import CLAIMS, Claim
 from core.model import with_changes
 from core.presets import preset
-from core.reproduce import MEASURES, Figures, measure_placement
-from core.schedulers import run_scheduler
+from core.reproduce import measure
 
 
 def _latency_overrides(values: Mapping[str, float]) -> dict[str, float]:
@@ -87,27 +85,19 @@ FITS = (LATENCY, WORKER_CPU)
 REFINEMENTS = 3  # finer grids around the best point, each spanning the last grid's step
 
 
-@cache
-def placement(name: str, scheduler: str):
-    """A scheduler's placement of a preset (none of them reads these constants)."""
-    return run_scheduler(preset(name), scheduler)
-
-
-def figures_with(name: str, scheduler: str, overrides: Mapping[str, float]) -> Figures:
-    scenario = preset(name)
-    network = scenario.network.model_copy(update=dict(overrides))
-    scenario = with_changes(scenario, network=network)
-    return measure_placement(scenario, placement(name, scheduler))
-
-
 def claim_value(claim: Claim, fit: Fit, values: Mapping[str, float]) -> float:
+    """The claim's figure with the fit's constants set on every preset it runs.
+
+    The schedulers run again on the changed scenario: some of them (slotscope,
+    optimal) score placements with these very constants.
+    """
     overrides = fit.overrides(values)
-    results = []
-    for name in claim.presets:
-        subject = figures_with(name, claim.subject, overrides)
-        baseline = figures_with(name, claim.baseline, overrides) if claim.baseline else None
-        results.append(MEASURES[claim.measure](claim, subject, baseline))
-    return max(results)
+
+    def scenario_of(name: str):
+        scenario = preset(name)
+        return with_changes(scenario, network=scenario.network.model_copy(update=overrides))
+
+    return measure(claim, scenario_of)
 
 
 def loss(claims: Sequence[Claim], fit: Fit, values: Mapping[str, float]) -> float:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from core.claims import CLAIMS, PAPERS, Claim
@@ -91,32 +91,31 @@ class Row:
         }
 
 
-@cache
-def figures(preset_name: str, scheduler: str) -> Figures:
-    """Run one scheduler on one preset and measure its placement (memoised)."""
-    scenario = preset(preset_name)
+def scenario_figures(scenario: Scenario, scheduler: str, graph_of: str | None = None) -> Figures:
+    """Run one scheduler on a scenario and measure its placement.
+
+    With ``graph_of``, the instance counts of that scheduler's schedule replace
+    the scenario's first, as when a paper compares two placements of one
+    execution graph.
+    """
+    if graph_of is not None:
+        counts = run_scheduler(scenario, graph_of).parallelism
+        components = [
+            c.model_copy(update={"parallelism": counts[c.id]}) for c in scenario.topology.components
+        ]
+        scenario = with_changes(
+            scenario, topology=scenario.topology.model_copy(update={"components": components})
+        )
     schedule = run_scheduler(scenario, scheduler)
     if not schedule.ok:
-        raise ValueError(f"{scheduler} could not place {preset_name}: {schedule.message}")
+        raise ValueError(f"{scheduler} could not place {scenario.name}: {schedule.message}")
     return measure_placement(scenario, schedule)
 
 
 @cache
-def figures_on_graph_of(preset_name: str, scheduler: str, graph_of: str) -> Figures:
-    """``figures`` of ``scheduler`` placing the execution graph ``graph_of`` chose.
-
-    The instance counts of ``graph_of``'s schedule replace the preset's, as when a
-    paper compares two placements of one execution graph.
-    """
-    scenario = preset(preset_name)
-    counts = run_scheduler(scenario, graph_of).parallelism
-    components = [
-        c.model_copy(update={"parallelism": counts[c.id]}) for c in scenario.topology.components
-    ]
-    scenario = with_changes(
-        scenario, topology=scenario.topology.model_copy(update={"components": components})
-    )
-    return measure_placement(scenario, run_scheduler(scenario, scheduler))
+def figures(preset_name: str, scheduler: str, graph_of: str | None = None) -> Figures:
+    """:func:`scenario_figures` of a built-in preset (memoised)."""
+    return scenario_figures(preset(preset_name), scheduler, graph_of)
 
 
 def measure_placement(scenario: Scenario, schedule) -> Figures:
@@ -169,16 +168,21 @@ MEASURES: dict[str, Measure] = {
 RELATIVE = frozenset(MEASURES) - {"latency_ms", "nodes_used"}
 
 
-def measure(claim: Claim) -> float:
-    """slotscope's figure for a claim: over several presets, the largest ("up to")."""
+def measure(claim: Claim, scenario_of: Callable[[str], Scenario] | None = None) -> float:
+    """slotscope's figure for a claim: over several presets, the largest ("up to").
+
+    ``scenario_of`` maps a preset name to the scenario to run (e.g. with other
+    constants, :mod:`bench.calibrate`); default the built-in preset, memoised.
+    """
     values = []
     for name in claim.presets:
-        subject = figures(name, claim.subject)
-        baseline = None
-        if claim.baseline and claim.same_graph:
-            baseline = figures_on_graph_of(name, claim.baseline, claim.subject)
-        elif claim.baseline:
-            baseline = figures(name, claim.baseline)
+        if scenario_of is None:
+            run = partial(figures, name)
+        else:
+            run = partial(scenario_figures, scenario_of(name))
+        subject = run(claim.subject)
+        on_graph_of = (claim.subject,) if claim.same_graph else ()
+        baseline = run(claim.baseline, *on_graph_of) if claim.baseline else None
         values.append(MEASURES[claim.measure](claim, subject, baseline))
     return max(values)
 

@@ -9,7 +9,6 @@ from core.reproduce import (
     Figures,
     Row,
     figures,
-    figures_on_graph_of,
     measure,
     missing,
     reproduce,
@@ -105,7 +104,7 @@ def test_a_same_graph_baseline_places_the_subjects_instance_counts():
 
     counts = run_scheduler(preset("nasiri-linear"), "hetero").parallelism
     assert counts["high"] > 1  # hetero scales the bottleneck out; the preset has 1
-    even = figures_on_graph_of("nasiri-linear", "even", "hetero")
+    even = figures("nasiri-linear", "even", "hetero")
     user = figures("nasiri-linear", "even")
     assert even.max_rate > user.max_rate  # more instances of the bottleneck
     claim = next(c for c in CLAIMS if c.id == "nasiri/linear-vs-even")
