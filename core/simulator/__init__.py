@@ -41,8 +41,8 @@ from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
 from core.simulator.errors import SimulationError
 from core.simulator.flows import heaviest_flows
 from core.simulator.plan import trace_plan
-from core.simulator.trace import TraceResult, run_trace
-from core.simulator.window import little_latency_ms
+from core.simulator.trace import WARMUP_FRACTION, TraceResult, run_trace
+from core.simulator.window import little_latency_ms, saturated_warmup
 
 MAX_HOPS = 40_000_000  # tuples processed per replica (~100 B of arrays each, ~4 GB at most)
 HZ_PER_GHZ = 1e9
@@ -176,8 +176,12 @@ def simulate(
     replica : int
         Replica number (>= 0): selects the random streams.
     tuples : int
-        Spout tuples simulated, in [MIN_TUPLES, MAX_TUPLES]; the first 10%
-        are a warm-up.
+        Spout tuples measured, in [MIN_TUPLES, MAX_TUPLES], of which the
+        first 10% are a warm-up. Above R* the trace first runs the tuples
+        that fill every spout executor's window and turn it over twice
+        (:func:`core.simulator.window.saturated_warmup`, at most MAX_TUPLES
+        and what ``MAX_HOPS`` leaves) and drops them too, so that the
+        figures are the saturated steady state's whatever ``tuples``.
     seed : int
         Base seed (>= 0).
 
@@ -202,7 +206,9 @@ def simulate(
         )
     if an.effective_rate > 0:
         plan = trace_plan(ev, slots, rate, service_rate=an.effective_rate)
-        trace = run_trace(plan, tuples, seed, replica)
+        extra = _saturated_warmup(ev, plan.window, rate, an.effective_rate, tuples, hops)
+        warmup = (extra + WARMUP_FRACTION * tuples) / (tuples + extra)
+        trace = run_trace(plan, tuples + extra, seed, replica, warmup=warmup)
         latency: dict[str, float | None] = trace.summary_ms()
     else:
         latency = dict.fromkeys(("p50", "p95", "p99", "mean", "max"))
@@ -224,6 +230,23 @@ def simulate(
         "traffic_bytes": dict(an.traffic_bytes),
         "placement_ms": float(schedule.elapsed_ms),
     }
+
+
+def _saturated_warmup(
+    ev: Evaluator, window: int | None, rate: float, r_eff: float, tuples: int, hops: float
+) -> int:
+    """Spout tuples run and dropped before ``tuples`` when the spouts are throttled.
+
+    Enough to fill every spout executor's window and turn it over
+    (:func:`core.simulator.window.saturated_warmup`), within ``MAX_TUPLES``
+    and the trace's ``MAX_HOPS`` (``hops`` is what ``tuples`` alone make).
+    """
+    if window is None or rate <= r_eff:
+        return 0
+    spouts = [ev.graph.parallelism[c] for c in ev.graph.spouts]
+    wanted = saturated_warmup(window, spouts, rate, r_eff)
+    room = int((MAX_HOPS - hops) * tuples / hops) if hops > 0 else MAX_TUPLES
+    return max(0, min(wanted, MAX_TUPLES, room))
 
 
 def simulate_replicas(

@@ -230,9 +230,17 @@ MAX_PASSES = 3  # exact passes of a throttled trace: open loop, on the sweep's g
 
 
 def run_trace(
-    plan: TracePlan, tuples: int, seed: int = 0, replica: int = 0, max_passes: int = MAX_PASSES
+    plan: TracePlan,
+    tuples: int,
+    seed: int = 0,
+    replica: int = 0,
+    max_passes: int = MAX_PASSES,
+    warmup: float = WARMUP_FRACTION,
 ) -> TraceResult:
     """Simulate ``tuples`` spout tuples through the placement of ``plan``.
+
+    The first ``warmup`` fraction of each spout component's tuples (rounded
+    up) are marked as warm-up, left out of :meth:`TraceResult.summary_ms`.
 
     Spout tuples are offered at ``plan.rate`` and emitted under the flow
     control window ``plan.window`` (:mod:`core.simulator.window`; None:
@@ -251,7 +259,7 @@ def run_trace(
     FIFO trace of a spout that follows the window closely, not exactly
     (on WordCount at twice R*, mean and p99 within ~2% of the fixed point).
     """
-    first = _timing(plan, walk(plan, tuples, seed, replica), tuples)
+    first = _timing(plan, walk(plan, tuples, seed, replica), tuples, warmup=warmup)
     if plan.window is None:
         return first.result
     queues = spout_queues(first.spout_executor)
@@ -262,7 +270,7 @@ def run_trace(
     emitted = sweep_emissions(steps, plan.table.comp_start, queues, first.offered, plan.window)
     passes = 1
     while True:
-        run = _timing(plan, steps, tuples, emitted)
+        run = _timing(plan, steps, tuples, emitted, warmup)
         passes += 1
         again = emissions(queues, first.offered, run.completion, plan.window)
         exact = float(np.max(np.abs(again - emitted))) <= FIXED_POINT_S
@@ -280,7 +288,11 @@ class _Pass:
 
 
 def _timing(
-    plan: TracePlan, steps: Iterable[Step], tuples: int, emitted: np.ndarray | None = None
+    plan: TracePlan,
+    steps: Iterable[Step],
+    tuples: int,
+    emitted: np.ndarray | None = None,
+    warmup: float = WARMUP_FRACTION,
 ) -> _Pass:
     """One open-loop pass: departures of every tuple, spouts emitting at ``emitted``.
 
@@ -307,7 +319,7 @@ def _timing(
             if emitted is None:
                 start[step.root] = step.arrival_s
             arrival = start[step.root]
-            warm[step.root[: int(np.ceil(WARMUP_FRACTION * len(step.root)))]] = True
+            warm[step.root[: int(np.ceil(warmup * len(step.root)))]] = True
             horizon = max(horizon, float(arrival.max()) if len(arrival) else 0.0)
         else:
             sent = _concat([departures[u][parent] for u, parent, _ in step.sources], float)

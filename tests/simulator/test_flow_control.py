@@ -7,11 +7,13 @@ import pytest
 from sim_builders import make, manual, wordcount_data
 from window_oracle import window_latencies
 
+import core.simulator as simulator
 from core.model import validate_scenario
 from core.schedulers import run_scheduler
 from core.simulator import Evaluator, analyze, simulate
 from core.simulator.plan import trace_plan
 from core.simulator.trace import run_trace
+from core.simulator.window import saturated_warmup
 
 EXACT = 200  # passes enough for the small cases below to reach the window's fixed point
 
@@ -149,3 +151,56 @@ def test_tied_bottlenecks_keep_littles_mean_and_a_tail_below_one_full_queue():
     for run in runs:
         assert run["mean"] == pytest.approx(1000 / r_star * 1e3, rel=0.03)  # 21.5 ms
         assert run["p99"] < one_queue_ms  # measured: 23.2 ms at 20,000 tuples, 31.1 at 200,000
+
+
+def test_saturated_warmup_fills_the_slowest_spout_component_for_each():
+    # spout a: 2 executors, b: 6; window 100, offered 3x what completes: b fills
+    # 600 slots over 900 offered tuples, then turns them over twice (1,200)
+    assert saturated_warmup(100, [2, 6], rate=3.0, throughput=1.0) == 2 * (900 + 1200)
+    # just above R* the windows fill slowly: 100x the slots are offered first
+    assert saturated_warmup(10, [1], rate=1.01, throughput=1.0) == 1010 + 20
+
+
+def test_a_saturated_run_measures_the_full_pipeline_whatever_its_length():
+    # 4 spout executors x 100 pending before one 50 us bolt: the 400 trees emitted
+    # at once into an empty pipeline would pull a 1,000-tuple run's mean down to
+    # 16.5 ms if the windows' fill were not run first and dropped (measured)
+    sc = make(
+        [
+            {"id": "a", "parallelism": 4, "cpu_us": 10.0},
+            {"id": "b", "parallelism": 1, "cpu_us": 50.0, "selectivity": 0.0},
+        ],
+        [("a", "b")],
+        [{"id": f"n{i}"} for i in range(2)],
+        workload={"max_spout_pending": 100},
+    )
+    sched = manual(sc, {**{f"a#{i}": ("n0", 0) for i in range(4)}, "b#0": ("n1", 0)})
+    r_star = analyze(sc, sched).max_rate
+    assert r_star == pytest.approx(1 / 53e-6)  # 50 us + 3 us deserialisation
+    little_ms = 400 / r_star * 1e3  # 21.2 ms
+    for n in (1_000, 20_000):
+        mean = simulate(sc, sched, 3 * r_star, tuples=n)["latency_ms"]["mean"]
+        assert mean == pytest.approx(little_ms, rel=0.03)  # measured 20.8 and 21.4 ms
+
+
+def test_below_saturation_the_warmup_is_the_first_tenth():
+    sc, sched = _wordcount(window=1000, ackers=0)
+    r_star = analyze(sc, sched).max_rate
+    ev = Evaluator(sc, sched.parallelism)
+    plan = trace_plan(ev, ev.encode(sched.placement()), 0.5 * r_star)
+    row = simulate(sc, sched, 0.5 * r_star, tuples=5_000, seed=2)
+    assert row["latency_ms"] == run_trace(plan, 5_000, seed=2).summary_ms()
+
+
+def test_the_saturated_warmup_stays_within_the_hop_limit(monkeypatch):
+    sc, sched = _wordcount(window=1000, ackers=0)
+    r_star = analyze(sc, sched).max_rate
+    seen = []
+    real = simulator.run_trace
+    monkeypatch.setattr(
+        simulator, "run_trace", lambda plan, n, *a, **k: seen.append(n) or real(plan, n, *a, **k)
+    )
+    monkeypatch.setattr(simulator, "MAX_HOPS", 200_000)
+    simulate(sc, sched, 2 * r_star, tuples=5_000)
+    hops_per_tuple = sum(Evaluator(sc, sched.parallelism).visits.values())
+    assert 5_000 < seen[0] <= 200_000 / hops_per_tuple  # 20,000 wanted; the hops allow fewer
