@@ -45,12 +45,14 @@ executor, (window x spout executors) / its service rate, while the mean
 stays at Little's law (storm-starter WordCount under ``even`` offered 3.7 x
 R*, ``slotscope simulate``: p99 79, 125 and 171 ms over 10^4, 10^5 and 10^6
 measured spout tuples, mean 43.5, 45.9 and 46.3 ms against Little's 46.1; the
-event-driven oracle shows the same drift). Storm damps the wander with its
-load-aware shuffle (the default since 1.x, ``LoadAwareShuffleGrouping``:
-weight 101 - 100 x receive-queue load per target in 1.2.3; in 2.0.0 a
-target's weight contracts while its queue is 5 points fuller than the
-emptiest one's, loads refreshed every second). slotscope routes shuffle
-uniformly, so a saturated run's tail reads as an upper estimate.
+event-driven oracle shows the same drift). Storm's load-aware shuffle (the
+default since 1.x, ``LoadAwareShuffleGrouping``, loads refreshed every
+second) barely reacts at these queue lengths: in 1.2.3 a target's weight is
+101 - 100 x the share of its 1,024-slot receive ring in use, a slot holding a
+batch of up to 100 tuples; in 2.0.0 its weight contracts only while its
+queue holds 5% of 32,768 slots (1,638 tuples) more than the emptiest
+target's. So the drift is largely Storm's own; 2.0.0 would stop it near that
+imbalance, which slotscope's uniform shuffle does not.
 
 References
 ----------

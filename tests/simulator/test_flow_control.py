@@ -131,10 +131,10 @@ def test_the_sweep_lands_close_to_the_fixed_point():
 
 def test_tied_bottlenecks_keep_littles_mean_and_a_tail_below_one_full_queue():
     # two equal bolts fed by shuffle share the bottleneck: the 1000 trees in flight
-    # wander between their queues (slotscope routes shuffle uniformly; Storm's
-    # load-aware shuffle would pull them back), so the tail grows with the run
-    # toward the bound where all of them wait at one bolt, while the mean stays
-    # at Little's law whatever the length
+    # wander between their queues (uniform shuffle; Storm's load-aware shuffle
+    # ignores imbalances this small), so the tail grows with the run toward the
+    # bound where all of them wait at one bolt, while the mean stays at Little's
+    # law whatever the length
     sc = make(
         [
             {"id": "a", "parallelism": 1, "cpu_us": 10.0},
