@@ -49,6 +49,21 @@ def _chain(window: int):
     return sc, manual(sc, {"a#0": ("n0", 0), "b#0": ("n1", 0), "c#0": ("n2", 0)})
 
 
+def _spout_into_bolts(spouts: int, bolts: int, bolt_us: float, window: int = 1000):
+    """a (10 us, ``spouts`` executors on n0) -shuffle-> b (``bolt_us``, one executor a node)."""
+    sc = make(
+        [
+            {"id": "a", "parallelism": spouts, "cpu_us": 10.0},
+            {"id": "b", "parallelism": bolts, "cpu_us": bolt_us, "selectivity": 0.0},
+        ],
+        [("a", "b")],
+        [{"id": f"n{i}"} for i in range(1 + bolts)],
+        workload={"max_spout_pending": window},
+    )
+    spout_slots = {f"a#{i}": ("n0", 0) for i in range(spouts)}
+    return sc, manual(sc, {**spout_slots, **{f"b#{j}": (f"n{j + 1}", 0) for j in range(bolts)}})
+
+
 def test_saturated_latency_does_not_grow_with_the_number_of_tuples():
     sc, sched = _chain(window=100)
     short, long = (simulate(sc, sched, 1e5, tuples=n)["latency_ms"] for n in (20_000, 200_000))
@@ -135,15 +150,7 @@ def test_tied_bottlenecks_keep_littles_mean_and_a_tail_below_one_full_queue():
     # ignores imbalances this small), so the tail grows with the run toward the
     # bound where all of them wait at one bolt, while the mean stays at Little's
     # law whatever the length
-    sc = make(
-        [
-            {"id": "a", "parallelism": 1, "cpu_us": 10.0},
-            {"id": "b", "parallelism": 2, "cpu_us": 40.0, "selectivity": 0.0},
-        ],
-        [("a", "b")],
-        [{"id": f"n{i}"} for i in range(3)],
-    )
-    sched = manual(sc, {"a#0": ("n0", 0), "b#0": ("n1", 0), "b#1": ("n2", 0)})
+    sc, sched = _spout_into_bolts(spouts=1, bolts=2, bolt_us=40.0)
     r_star = analyze(sc, sched).max_rate
     assert r_star == pytest.approx(2 / 43e-6)  # 40 us + 3 us deserialisation, x2
     one_queue_ms = 1000 * 43e-3  # all 1000 trees behind one bolt: 43 ms
@@ -165,16 +172,7 @@ def test_a_saturated_run_measures_the_full_pipeline_whatever_its_length():
     # 4 spout executors x 100 pending before one 50 us bolt: the 400 trees emitted
     # at once into an empty pipeline would pull a 1,000-tuple run's mean down to
     # 16.5 ms if the windows' fill were not run first and dropped (measured)
-    sc = make(
-        [
-            {"id": "a", "parallelism": 4, "cpu_us": 10.0},
-            {"id": "b", "parallelism": 1, "cpu_us": 50.0, "selectivity": 0.0},
-        ],
-        [("a", "b")],
-        [{"id": f"n{i}"} for i in range(2)],
-        workload={"max_spout_pending": 100},
-    )
-    sched = manual(sc, {**{f"a#{i}": ("n0", 0) for i in range(4)}, "b#0": ("n1", 0)})
+    sc, sched = _spout_into_bolts(spouts=4, bolts=1, bolt_us=50.0, window=100)
     r_star = analyze(sc, sched).max_rate
     assert r_star == pytest.approx(1 / 53e-6)  # 50 us + 3 us deserialisation
     little_ms = 400 / r_star * 1e3  # 21.2 ms
