@@ -331,17 +331,24 @@ def flow_arrays(table: StreamTable, worker_of: np.ndarray | None, rate: float):
         us = range(start[table.src_comp[k]], start[table.src_comp[k] + 1])
         ds = range(start[table.dst_comp[k]], start[table.dst_comp[k] + 1])
         out = rates.src_out[table.src_start[k] : table.src_start[k + 1]] * rate
-        pair = np.outer(out, table.weights[k])
         if table.local[k]:
+            pair = np.outer(out, table.weights[k])
             lam_u = rates.arrival[us.start : us.stop] * table.multiplier[k] * rate
             wu, wd = worker_of[us.start : us.stop], worker_of[ds.start : ds.stop]
             same = wu[:, None] == wd[None, :]
             count = same.sum(axis=1, keepdims=True)
             pair += np.where(same, lam_u[:, None] / np.maximum(count, 1), 0.0)
-        i, j = np.nonzero(pair)
+            i, j = np.nonzero(pair)
+            flows = pair[i, j]
+        else:  # an outer product: its non-zero cells are those of non-zero rows x columns
+            rows, cols = np.flatnonzero(out), np.flatnonzero(table.weights[k])
+            i, j = np.repeat(rows, len(cols)), np.tile(cols, len(rows))
+            flows = np.outer(out[rows], table.weights[k][cols]).ravel()
+            if not flows.all():  # products that underflow to 0 are no flow either
+                i, j, flows = i[flows != 0], j[flows != 0], flows[flows != 0]
         src.append(i + us.start)
         dst.append(j + ds.start)
-        val.append(pair[i, j])
+        val.append(flows)
     if not val:
         return None
     return np.concatenate(src), np.concatenate(dst), np.concatenate(val)

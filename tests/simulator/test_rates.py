@@ -7,6 +7,7 @@ from sim_builders import make
 from core.simulator.rates import (
     executor_flows,
     executor_rates,
+    flow_arrays,
     key_executor,
     stream_table,
     target_weights,
@@ -163,3 +164,30 @@ def test_local_or_shuffle_flows_stay_in_the_worker():
         ("s#1", "b#0", pytest.approx(2.5)),
         ("s#1", "b#1", pytest.approx(2.5)),
     ]
+
+
+def test_flows_are_the_non_zero_cells_of_each_streams_rate_matrix():
+    # fields over 3 keys leaves 5 of 8 targets without a tuple, and b's selectivity 0
+    # leaves c without one: the flows must be exactly the dense matrices' non-zero
+    # cells, in row-major order, stream by stream
+    sc = make(
+        [
+            {"id": "s", "parallelism": 3},
+            {"id": "b", "parallelism": 8, "selectivity": 0.0},
+            {"id": "c", "parallelism": 2},
+        ],
+        [("s", "b", "fields", {"keys": 3}), ("b", "c"), ("s", "c")],
+    )
+    table = stream_table(build_graph(sc))
+    rates = unit_rates(table)
+    want_u, want_v, want_r = [], [], []
+    for k in range(len(table.streams)):
+        out = rates.src_out[table.src_start[k] : table.src_start[k + 1]] * 10.0
+        pair = np.outer(out, table.weights[k])
+        i, j = np.nonzero(pair)
+        want_u += (i + table.comp_start[table.src_comp[k]]).tolist()
+        want_v += (j + table.comp_start[table.dst_comp[k]]).tolist()
+        want_r += pair[i, j].tolist()
+    u, v, r = flow_arrays(table, None, 10.0)
+    assert (u.tolist(), v.tolist(), r.tolist()) == (want_u, want_v, want_r)
+    assert len(set(v.tolist()) & set(range(3, 11))) == 3  # three keys reach three b's
