@@ -114,16 +114,12 @@ def test_a_same_graph_baseline_places_the_subjects_instance_counts():
     assert claim.same_graph
     hetero = figures("nasiri-linear", "hetero").max_rate
     # even's R* under each of the 6 orders of the 3 supervisors' ids, on hetero's graph
+    base = preset("nasiri-linear")
+    components = [
+        c.model_copy(update={"parallelism": counts[c.id]}) for c in base.topology.components
+    ]
     on_graph = with_changes(
-        preset("nasiri-linear"),
-        topology=preset("nasiri-linear").topology.model_copy(
-            update={
-                "components": [
-                    c.model_copy(update={"parallelism": counts[c.id]})
-                    for c in preset("nasiri-linear").topology.components
-                ]
-            }
-        ),
+        base, topology=base.topology.model_copy(update={"components": components})
     )
     rates = max_rates_over_orders(on_graph, "even")
     assert len(rates) == 6 and even.max_rate in rates
@@ -135,11 +131,11 @@ def test_supervisor_orders_cover_every_order_of_a_small_heterogeneous_cluster():
     sc = preset("top-storm-wordcount-s3-w3")
     orders = supervisor_orders(sc)
     assert len(orders) == 120  # 5! orders of the five supervisors
-    firsts = {
+    sorted_ids = {
         tuple(n.id.split(":")[1] for n in sorted(o.cluster.nodes, key=lambda n: n.id))
         for o in orders
     }
-    assert len(firsts) == 120  # each is a different sorted order of the same nodes
+    assert len(sorted_ids) == 120  # each is a different sorted order of the same nodes
     assert len(supervisor_orders(sc, limit=10)) == 10  # drawn when there are more
     assert supervisor_orders(preset("lf-linear")) == [preset("lf-linear")]  # identical nodes
 
