@@ -219,6 +219,18 @@ class Network(_Model):
             "topology.disruptor.batch.timeout.millis: 1); used when batch_size > 1."
         ),
     )
+    transfer_sleep_ms: float = Field(
+        1.0,
+        ge=0,
+        le=1000,
+        description=(
+            "Storm 2.x: a worker's transfer thread sleeps this long whenever it finds "
+            "its queue empty (WorkerTransfer's loop, 1 ms), so a tuple leaving its "
+            "worker waits for the thread's next wake-up. 0 = no wait, as in Storm 0.x "
+            "and 1.x, whose transfer thread blocks on its queue; unused when "
+            "batch_size > 1 (the Storm 1.x model)."
+        ),
+    )
     worker_cpu_cores: float = Field(
         0.0,
         ge=0,

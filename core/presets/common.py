@@ -16,6 +16,10 @@ Sources cited across the preset modules
     gives none: Storm's executor path (queue hand-off, execute(), anchored
     emit, ack) costs a few microseconds per tuple on a current core, plus the
     bolt's own work, sized by what the code does (noted per component).
+[storm0] Apache Storm 0.9.5 ``daemon/worker.clj`` (``transfer-thread``) and
+    ``disruptor.clj`` (``consume-loop*``, over ``topology.disruptor.wait.strategy``
+    ``BlockingWaitStrategy``): the worker transfer thread blocks on its queue,
+    where Storm 2.x's sleeps 1 ms when idle (:mod:`core.simulator.polling`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from typing import Any
 # Storm's task message header + Kryo tuple header (task ids, anchors), bytes.
 # Not given by any of the papers: our estimate, added to every payload.
 FRAMING_BYTES = 30
+
+# Network settings of a Storm 0.x preset: hops do not wait for a transfer thread [storm0].
+STORM_0_X = {"transfer_sleep_ms": 0.0}
 
 
 def comp(cid: str, parallelism: int, cpu_us: float, selectivity: float, payload: int, **kw):

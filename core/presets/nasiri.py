@@ -5,7 +5,9 @@ Diamond, Star of lowCompute / midCompute / highCompute bolts, Fig. 9, from
 R-Storm [6]) on "a cluster of four heterogeneous machines", one Core i3 being
 the master, so three workers: Core i5, Core i3 and Pentium (Sec. "Experimental
 setup"; Sec. "Throughput comparison" names the i5 and the Pentium); one
-worker process per machine (Sec. "Problem statement"). Its Table 2
+worker process per machine (Sec. "Problem statement"), on Apache Storm
+0.9.5 (Sec. "Experimental setup"), so hops do not wait for a transfer
+thread (``STORM_0_X``; the same for the simulator's presets). Its Table 2
 (machines) and Table 3 (profiling e_ij) are missing from our copy and from
 the authors' repositories, so the machines' clocks and the bolts' costs of
 those presets are ours (said per number). (2) The authors' public simulator
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.presets.common import comp, node, scenario, stream
+from core.presets.common import STORM_0_X, comp, node, scenario, stream
 
 TYPE_CORES = 2  # see the module docstring: not given; C's rows bound it to <= 2
 # Clock and RAM of types A/B/C are not given anywhere; ours, equal for all three
@@ -87,7 +89,8 @@ def _benchmark(name: str, components: list, streams: list, rate: float) -> dict[
     per_type["spout"] = {t: {"e_ms": 0.0, "met_pct": 0.0} for t in "ABC"}
     nodes = mix_nodes(SCENARIO_5_MIX)
     topology = {"workers": len(nodes), "components": components, "streams": streams}
-    return scenario(name, topology, nodes, rate, profiling={"per_type": per_type})
+    profiling = {"per_type": per_type}
+    return scenario(name, topology, nodes, rate, profiling=profiling, network=STORM_0_X)
 
 
 def rollingcount() -> dict[str, Any]:
@@ -145,7 +148,7 @@ def paper_nodes() -> list[dict[str, Any]]:
 
 def _micro(name: str, components: list, streams: list, rate: float) -> dict[str, Any]:
     topology = {"workers": 3, "components": components, "streams": streams}
-    return scenario(name, topology, paper_nodes(), rate)
+    return scenario(name, topology, paper_nodes(), rate, network=STORM_0_X)
 
 
 def _bolt(cid: str, level: str, selectivity: float = 1.0) -> dict[str, Any]:

@@ -59,9 +59,12 @@ from core.simulator.costs import (
 )
 from core.simulator.errors import SimulationError
 from core.simulator.placed_rates import placed_unit_rates, rate_plan
+from core.simulator.polling import mean_transfer_wait_s
 from core.simulator.rates import stream_table, unit_rates, visit_ratios
 from core.simulator.results import CORE_FLOOR, RHO_CAP, Analysis, Loads, Score, node_cpu_load
 from core.topology import build_graph
+
+CROSS_WORKER = np.array([0.0, 1.0, 1.0, 1.0])  # per locality class: the hop leaves its worker
 
 
 class Evaluator:
@@ -123,7 +126,8 @@ class Evaluator:
         self._inv_visit = np.where(visit > 0, 1.0 / np.where(visit > 0, visit, 1.0), 0.0)
         self._sink_total = sum(self.visits[c] for c in self.graph.sinks)
         net = scenario.network
-        self._class_s = class_latency_s(net)
+        # a hop that leaves its worker waits half a transfer-thread sleep on average
+        self._class_s = class_latency_s(net) + mean_transfer_wait_s(net) * CROSS_WORKER
         self._flush_s = flush_period_s(net)
         spouts = {c for c in self.graph.order if not self.graph.preds[c]}
         self._src_spout = np.array([self.graph.order[u] in spouts for u in t.src_comp], bool)

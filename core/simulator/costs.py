@@ -84,6 +84,10 @@ class StormCosts:
         One-way transfer latency in a worker, between workers of a node and
         between nodes, us (SIMULATOR.md: Storm 2.0 release notes, Storm
         ``defaults.yaml``, datacenter latency tables).
+    transfer_sleep_ms : float
+        Storm 2.x worker transfer thread's sleep when idle, ms: a hop that
+        leaves its worker waits for its next wake-up
+        (:mod:`core.simulator.polling`; ``WorkerTransfer`` in Storm 2.0.0).
     serialize_us, deserialize_us : float
         CPU per ~200 B tuple leaving / entering a worker, us (SIMULATOR.md).
     """
@@ -93,6 +97,7 @@ class StormCosts:
     intra_worker_us: float = 1.0
     inter_worker_us: float = 100.0
     inter_node_us: float = 250.0
+    transfer_sleep_ms: float = 1.0
     serialize_us: float = 2.0
     deserialize_us: float = 3.0
 

@@ -21,9 +21,13 @@ from core.model import Network, Scenario
 from core.simulator.batching import Flush, arrivals
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
+from core.simulator.polling import TransferPoll
 from core.simulator.rates import StreamTable, is_ack_stream
 
 HOP_TABLE_MAX = 1 << 22  # sender x target pairs up to which a stream's hop costs are tabulated
+
+# What a hop may wait for: Storm 1.x flush timers, or Storm 2.x transfer threads.
+HopTimers = Flush | TransferPoll
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +96,7 @@ class Step:
     service_s: np.ndarray  # service time of each, seconds
     arrival_s: np.ndarray | None  # spouts only: offered arrival time, seconds
     sources: tuple[tuple[int, np.ndarray, np.ndarray], ...] = ()  # (component, parent, delay_s)
-    flush: Flush | None = None  # batching timers on the sources' hops, in their order
+    flush: HopTimers | None = None  # timers on the sources' hops, in their order
     ack_return: AckReturn | None = None  # the ackers only: the hop back to the spout
 
     def completion(self, done: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
@@ -111,7 +115,7 @@ class AckReturn:
     """The acker -> spout hop of every acker tuple (Storm's ``__ack_ack``)."""
 
     delay_s: np.ndarray  # transfer delay, s
-    flush: Flush | None  # the batching timers on the hop
+    flush: HopTimers | None  # the timers on the hop
 
 
 def scenario_key(scenario: Scenario) -> int:

@@ -24,7 +24,9 @@ topological order; each one in a few numpy passes:
 5. children arrive at their parent's departure plus the transfer delay of
    the hop's locality (and wire time between nodes), after the waits for
    the workers' flush timers when the queues batch (Storm 1.x,
-   :mod:`core.simulator.batching`).
+   :mod:`core.simulator.batching`), or, on a hop that leaves its worker,
+   for the sender worker's transfer thread (Storm 2.x,
+   :mod:`core.simulator.polling`).
 
 Spout tuples are offered as a Poisson stream at the plan's rate, each to a
 uniformly drawn executor of its spout (independent Poisson streams at
@@ -54,10 +56,12 @@ import numpy as np
 from core.model import ACKER_ID
 from core.simulator.batching import Flush, arrivals, flush_period_s
 from core.simulator.fifo import fifo_departures
-from core.simulator.plan import AckReturn, Step, TracePlan, route_targets
+from core.simulator.plan import AckReturn, HopTimers, Step, TracePlan, route_targets
+from core.simulator.polling import TransferPoll, transfer_sleep_s
 from core.simulator.window import emissions, spout_queues, sweep_emissions
 
 FLUSH_STREAM = "__flush"  # random stream of the workers' flush timer phases
+TRANSFER_STREAM = "__transfer"  # random stream of the workers' transfer thread phases
 WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
 PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
 
@@ -167,9 +171,14 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
     share = [tuples // len(spouts) + (j < tuples % len(spouts)) for j in range(len(spouts))]
     pending: list[list] = [[] for _ in order]
     period = flush_period_s(plan.network)
+    sleep = transfer_sleep_s(plan.network)
     phase = None
     if period > 0:  # each worker's timer phase, a fraction of the period
         phase = component_rng(seed, plan.scenario_key, replica, FLUSH_STREAM).random(plan.workers)
+    elif sleep > 0:  # each worker's transfer thread wake-up phase, a fraction of its sleep
+        rng = component_rng(seed, plan.scenario_key, replica, TRANSFER_STREAM)
+        phase = rng.random(plan.workers)
+    timers = _HopTimers(period, sleep, phase)
     next_root = 0
     spout_of_root = np.zeros(tuples, dtype=np.int64)
     for c, cid in enumerate(order):
@@ -189,36 +198,53 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
             root = _concat([b[5] for b in batches], np.int64)
             deser = _concat([b[4] for b in batches], float)
             sources = tuple((int(t.src_comp[b[0]]), b[1], b[3]) for b in batches)
-            if period > 0:
-                sender = plan.worker[_concat([b[6] for b in batches], np.int64)]
-                receiver = plan.worker[executor]
-                out, into = phase[sender] * period, phase[receiver] * period
-                flush = Flush(period, out, into, sender != receiver)
+            if timers.on:
+                sender = _concat([b[6] for b in batches], np.int64)
+                flush = timers.hop(plan.worker[sender], plan.worker[executor])
             pending[c] = []
             if cid == ACKER_ID:
-                ack_return = _ack_return(plan, executor, spout_of_root[root], period, phase)
+                ack_return = _ack_return(plan, executor, spout_of_root[root], timers)
         draws = unit_service(rng, len(executor), plan.service_cv)
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
         for k, parent, target, delay, child_deser in children:
-            sender = executor[parent] if period > 0 else None  # for the flush timers
+            sender = executor[parent] if timers.on else None  # for the hop timers
             batch = (k, parent, target, delay, child_deser, root[parent], sender)
             pending[int(t.dst_comp[k])].append(batch)
         yield Step(c, executor, root, service, arrival, sources, flush, ack_return)
 
 
+@dataclass(frozen=True)
+class _HopTimers:
+    """What hops wait for in one replica: the workers' flush timers (Storm 1.x
+    batching, ``period`` > 0), else their transfer threads (Storm 2.x, ``sleep``
+    > 0), else nothing; ``phase`` per worker, a fraction of the period."""
+
+    period: float
+    sleep: float
+    phase: np.ndarray | None
+
+    @property
+    def on(self) -> bool:
+        return self.phase is not None
+
+    def hop(self, sender: np.ndarray, receiver: np.ndarray) -> HopTimers:
+        """The timers on hops from workers ``sender`` to workers ``receiver``."""
+        if self.period > 0:
+            out, into = self.phase[sender] * self.period, self.phase[receiver] * self.period
+            return Flush(self.period, out, into, sender != receiver)
+        return TransferPoll(self.sleep, self.phase[sender] * self.sleep, sender != receiver)
+
+
 def _ack_return(
-    plan: TracePlan, acker: np.ndarray, spout: np.ndarray, period: float, phase: np.ndarray | None
+    plan: TracePlan, acker: np.ndarray, spout: np.ndarray, timers: _HopTimers
 ) -> AckReturn:
     """The hop of each acker tuple's completion message back to its tree's spout executor."""
     ack_bytes = plan.table.graph.components[ACKER_ID].tuple_bytes
     delay, _ = plan.hop_costs(acker, spout, ack_bytes)
-    if period <= 0:
+    if not timers.on:
         return AckReturn(delay, None)
-    sender, receiver = plan.worker[acker], plan.worker[spout]
-    return AckReturn(
-        delay, Flush(period, phase[sender] * period, phase[receiver] * period, sender != receiver)
-    )
+    return AckReturn(delay, timers.hop(plan.worker[acker], plan.worker[spout]))
 
 
 def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:

@@ -4,7 +4,8 @@ It takes the same sampled tuples as the vectorised trace (service times,
 routing and transfer delays from :func:`core.simulator.trace.walk`) and
 replays them one event at a time: an arrival joins its executor's queue or
 starts service; a departure releases the tuple's children after their
-transfer delays (through the workers' flush timers when the queues batch) and
+transfer delays (through the workers' flush timers when the queues batch, or
+the sender worker's transfer thread on a Storm 2.x hop between workers) and
 starts the next queued tuple (earliest arrival first, ties in canonical order).
 A tree completes when its last tuple departs, or, with ackers, when the
 acker's message for its last ack reaches the tree's spout executor.
@@ -19,6 +20,7 @@ import math
 import numpy as np
 
 from core.simulator.plan import TracePlan
+from core.simulator.polling import TransferPoll
 from core.simulator.trace import walk
 
 ARRIVAL, DEPARTURE = 0, 1  # at equal times arrivals are handled first
@@ -30,11 +32,20 @@ def _tick(t: float, phase: float, period: float) -> float:
     return phase + k * period
 
 
-def _through_queues(sent: float, delay: float, flush, j: int) -> float:
-    """Arrival of hop j sent at ``sent``: send queue flush, second queue one period on,
-    the transfer delay, and the receiver's flush when the hop leaves the worker."""
+def through_queues(sent: float, delay: float, flush, j: int) -> float:
+    """Arrival of hop j sent at ``sent``.
+
+    Storm 1.x batching: send queue flush, second queue one period on, the
+    transfer delay, and the receiver's flush when the hop leaves the worker.
+    Storm 2.x: a hop that leaves the worker waits for the sender's transfer
+    thread to wake, then takes the transfer delay.
+    """
     if flush is None:
         return sent + delay
+    if isinstance(flush, TransferPoll):
+        if not flush.cross[j]:
+            return sent + delay
+        return _tick(sent, float(flush.phase[j]), flush.period_s) + delay
     period = flush.period_s
     out = _tick(sent, float(flush.out_phase[j]), period) + period + delay
     if not flush.cross[j]:
@@ -87,10 +98,10 @@ def event_latencies(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 
         done = now
         back = steps[c].ack_return  # an acker's message back to the tree's spout
         if back is not None:
-            done = _through_queues(now, float(back.delay_s[i]), back.flush, i)
+            done = through_queues(now, float(back.delay_s[i]), back.flush, i)
         last[root] = max(last[root], done)
         for d, j, delay in children[c][i]:
-            heapq.heappush(events, (_through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))
+            heapq.heappush(events, (through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))
         busy.discard(ex)
         if queues.get(ex):
             _, c2, i2 = heapq.heappop(queues[ex])

@@ -86,7 +86,11 @@ def test_a_hop_between_nodes_adds_the_receivers_timer():
     trace, analytic = _latency_ms(ev, slots, seeds=6)
     unbatched = Evaluator(
         ev.scenario.model_copy(
-            update={"network": ev.scenario.network.model_copy(update={"batch_size": 1})}
+            update={
+                "network": ev.scenario.network.model_copy(
+                    update={"batch_size": 1, "transfer_sleep_ms": 0.0}
+                )
+            }
         ),
         None,
     )

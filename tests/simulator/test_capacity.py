@@ -202,7 +202,8 @@ def test_latency_estimate_at_low_load_is_the_path_sum():
     nodes = [{"id": f"n{i}"} for i in range(3)]
     sc = make(chain, [("a", "b"), ("b", "c")], nodes)
     sched = manual(sc, {"a#0": ("n0", 0), "b#0": ("n1", 0), "c#0": ("n2", 0)})
-    hop_us = 250.0 + 200 * 8 / 1e3  # one way between nodes + 200 B on 1 Gbit/s
+    # one way between nodes + 200 B on 1 Gbit/s + half the sender's transfer-thread sleep
+    hop_us = 250.0 + 200 * 8 / 1e3 + 500.0
     path_us = (10 + 2) + hop_us + (20 + 3 + 2) + hop_us + (30 + 3)
     assert analyze(sc, sched, rate=1.0).latency_estimate_ms == pytest.approx(
         path_us / 1e3, rel=1e-3

@@ -6,7 +6,8 @@ at a time as Storm runs them: each spout executor takes its offered tuples
 in order and emits one only while fewer than ``window`` of its tuple trees
 are pending (emitted, not yet fully processed, or with ackers, not yet
 acknowledged back to the spout); a tree's completion lets the oldest
-waiting tuple go at once. No batching (its flush timers are not replayed).
+waiting tuple go at once. Hops wait for the workers' timers as in
+:func:`tests.simulator.event_oracle.through_queues`.
 Executors are FIFO servers (earliest arrival first, ties in canonical
 order). Slow and obviously right.
 """
@@ -17,6 +18,7 @@ import heapq
 from collections import deque
 
 import numpy as np
+from event_oracle import through_queues
 
 from core.simulator.plan import TracePlan
 from core.simulator.trace import walk
@@ -97,9 +99,10 @@ def window_latencies(
             continue
         root = int(steps[c].root[i])
         back = steps[c].ack_return  # an acker's message back to the tree's spout
-        last[root] = max(last[root], now if back is None else now + float(back.delay_s[i]))
+        done = now if back is None else through_queues(now, float(back.delay_s[i]), back.flush, i)
+        last[root] = max(last[root], done)
         for d, j, delay in children[c][i]:
-            heapq.heappush(events, (now + delay, ARRIVAL, d, j))
+            heapq.heappush(events, (through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))
         busy.discard(ex)
         if queues.get(ex):
             _, c2, i2 = heapq.heappop(queues[ex])
