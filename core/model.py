@@ -231,6 +231,17 @@ class Network(_Model):
             "batch_size > 1 (the Storm 1.x model)."
         ),
     )
+    spout_sleep_ms: float = Field(
+        1.0,
+        ge=0,
+        le=1000,
+        description=(
+            "A spout executor whose nextTuple emitted nothing sleeps this long (Storm "
+            "0.9-1.x SleepSpoutWaitStrategy and Storm 2.x WaitStrategyProgressive: 1 ms). "
+            "With ackers, the acker's message waits for the spout's next wake-up, where "
+            "Storm takes the complete latency. 0 = the spout is always awake."
+        ),
+    )
     worker_cpu_cores: float = Field(
         0.0,
         ge=0,

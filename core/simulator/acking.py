@@ -9,8 +9,10 @@ executor with equal chance (acks are fields-grouped on the tree's id) and a
 tree starts at a spout executor with its share of the spout tuples, so the
 hop's mean delay mixes the locality classes of every (acker, spout executor)
 pair with those weights, plus the flush-timer waits when the queues batch
-(:func:`core.simulator.batching.mean_hop_waits_s`). The trace draws each
-tree's own hop (:func:`core.simulator.trace.walk`). Not charged: the CPU of
+(:func:`core.simulator.batching.mean_hop_waits_s`), and half a sleep of the
+spout executor, which takes the message at its next wake-up
+(:mod:`core.simulator.polling`). The trace draws each tree's own hop
+(:func:`core.simulator.trace.walk`). Not charged: the CPU of
 these messages (one per tree, against one ack per tuple) and the spout's
 time on them.
 
@@ -103,4 +105,4 @@ def ack_return_s(
         delay = delay + mean_hop_waits_s(
             ev._flush_s, acker_sojourn[:, None], False, 1.0 - same_worker
         )
-    return delay.mean(axis=1)
+    return delay.mean(axis=1) + ev._spout_wait_s

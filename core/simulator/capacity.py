@@ -59,7 +59,7 @@ from core.simulator.costs import (
 )
 from core.simulator.errors import SimulationError
 from core.simulator.placed_rates import placed_unit_rates, rate_plan
-from core.simulator.polling import mean_transfer_wait_s
+from core.simulator.polling import mean_transfer_wait_s, spout_sleep_s
 from core.simulator.rates import stream_table, unit_rates, visit_ratios
 from core.simulator.results import CORE_FLOOR, RHO_CAP, Analysis, Loads, Score, node_cpu_load
 from core.topology import build_graph
@@ -132,6 +132,7 @@ class Evaluator:
         spouts = {c for c in self.graph.order if not self.graph.preds[c]}
         self._src_spout = np.array([self.graph.order[u] in spouts for u in t.src_comp], bool)
         self._ack = ack_hop(self.graph, t)
+        self._spout_wait_s = 0.5 * spout_sleep_s(net)  # the acker's message waits for a wake-up
         self._racks = int(nodes.rack.max()) + 1 if net.same_rack_us is not None else 1
         n_s, n_g, n_n = len(t.streams), nodes.slots, len(nodes.ids)
         self._dims = (n_s, n_g, n_n)

@@ -88,6 +88,10 @@ class StormCosts:
         Storm 2.x worker transfer thread's sleep when idle, ms: a hop that
         leaves its worker waits for its next wake-up
         (:mod:`core.simulator.polling`; ``WorkerTransfer`` in Storm 2.0.0).
+    spout_sleep_ms : float
+        A spout executor's sleep when it emitted nothing, ms: the acker's
+        message waits for its next wake-up (:mod:`core.simulator.polling`;
+        the spout wait strategies of Storm 0.9.5 to 2.x).
     serialize_us, deserialize_us : float
         CPU per ~200 B tuple leaving / entering a worker, us (SIMULATOR.md).
     """
@@ -98,6 +102,7 @@ class StormCosts:
     inter_worker_us: float = 100.0
     inter_node_us: float = 250.0
     transfer_sleep_ms: float = 1.0
+    spout_sleep_ms: float = 1.0
     serialize_us: float = 2.0
     deserialize_us: float = 3.0
 

@@ -21,7 +21,7 @@ from core.model import Network, Scenario
 from core.simulator.batching import Flush, arrivals
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
-from core.simulator.polling import TransferPoll
+from core.simulator.polling import SpoutWakeups, TransferPoll
 from core.simulator.rates import StreamTable, is_ack_stream
 
 HOP_TABLE_MAX = 1 << 22  # sender x target pairs up to which a stream's hop costs are tabulated
@@ -102,12 +102,15 @@ class Step:
     def completion(self, done: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """When each tuple's tree may count as complete (rows ``idx``, all when None).
 
-        Its departure; for an acker's tuples, the arrival of the acker's message
-        at the tree's spout executor, where Storm measures the complete latency.
+        Its departure; for an acker's tuples, when the tree's spout executor
+        takes the acker's message (its first wake-up after the message
+        arrives), where Storm measures the complete latency.
         """
-        if self.ack_return is None:
+        back = self.ack_return
+        if back is None:
             return done
-        return arrivals(done, self.ack_return.delay_s, self.ack_return.flush, idx)
+        arrived = arrivals(done, back.delay_s, back.flush, idx)
+        return arrived if back.wakeups is None else back.wakeups.after(arrived, idx)
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,6 +119,7 @@ class AckReturn:
 
     delay_s: np.ndarray  # transfer delay, s
     flush: HopTimers | None  # the timers on the hop
+    wakeups: SpoutWakeups | None = None  # when the spout executor takes the message
 
 
 def scenario_key(scenario: Scenario) -> int:

@@ -1,4 +1,6 @@
-"""Storm 2.x: a tuple leaving its worker waits for the worker's transfer thread.
+"""Threads that sleep when idle: Storm 2.x transfer threads, and every spout.
+
+**Transfer threads (Storm 2.x).**
 
 In Storm 2.x an executor serialises a tuple bound for another worker and
 publishes it to its worker's transfer queue; one thread per worker drains
@@ -22,6 +24,21 @@ with a blocking consumer (``disruptor/consume-loop*`` over a
 presets set the sleep to 0; with ``batch_size`` > 1 the Storm 1.x batching
 model (:mod:`core.simulator.batching`) holds instead.
 
+**Spouts (every Storm version).** A spout executor's loop takes what its
+receive queue holds (acks among it), calls ``nextTuple`` and, when that
+emitted nothing, runs the spout wait strategy: 1 ms of sleep in Storm 0.9 to
+1.x (``SleepSpoutWaitStrategy``) and in Storm 2.x (``WaitStrategyProgressive``
+with no spin and no park levels before its 1 ms sleep) [3]_ [4]_. Storm 2.x
+skips the sleep when the pass took more than one message from the queue,
+but the next pass, finding the queue drained, sleeps again. So while a
+spout has nothing due, the acker's message for a tree waits for the spout's
+next wake-up, and the complete latency, which the spout takes when it
+handles that message, includes the wait. Modelled as wake-ups every
+``spout_sleep_ms`` at a phase per spout executor drawn from the replica's
+seed; a spout that always has something to emit never sleeps, which the
+model ignores. Where the tuple's data waits for the wake-up to be emitted
+is left out too: Storm's complete latency starts at the emit.
+
 References
 ----------
 .. [1] Apache Storm 2.0.0, ``storm-client/src/jvm/org/apache/storm/``:
@@ -30,6 +47,12 @@ References
 .. [2] Apache Storm 0.9.5, ``storm-core/src/clj/backtype/storm/daemon/worker.clj``
    (``transfer-thread``), ``disruptor.clj`` (``consume-loop*``) and
    ``conf/defaults.yaml`` (``topology.disruptor.wait.strategy``).
+.. [3] Apache Storm 1.2.3, ``daemon/executor.clj`` (the spout loop:
+   ``consume-batch`` of the receive queue, ``nextTuple``, ``emptyEmit``) and
+   ``conf/defaults.yaml`` (``topology.sleep.spout.wait.strategy.time.ms: 1``).
+.. [4] Apache Storm 2.0.0, ``executor/spout/SpoutExecutor.java`` (``call``) and
+   ``conf/defaults.yaml`` (``topology.spout.wait.progressive.level1.count: 0``,
+   ``level2.count: 0``, ``level3.sleep.millis: 1``).
 """
 
 from __future__ import annotations
@@ -52,6 +75,28 @@ def transfer_sleep_s(net: Network) -> float:
 def mean_transfer_wait_s(net: Network) -> float:
     """Mean wait of a hop that leaves its worker: half a sleep (a uniform phase)."""
     return 0.5 * transfer_sleep_s(net)
+
+
+def spout_sleep_s(net: Network) -> float:
+    """A spout executor's sleep when it emitted nothing, seconds."""
+    return net.spout_sleep_ms * MS
+
+
+@dataclass(frozen=True, eq=False)
+class SpoutWakeups:
+    """The wake-ups of the spout executors that take the acker's messages."""
+
+    period_s: float
+    phase: np.ndarray  # per message: the phase of its spout executor's wake-ups, s
+
+    def after(self, t: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+        """The first wake-up at or after each time t (rows ``idx``).
+
+        >>> SpoutWakeups(1e-3, np.array([0.4e-3, 0.0])).after(np.array([1.0e-3, 2.0e-3])) * 1e3
+        array([1.4, 2. ])
+        """
+        phase = self.phase if idx is None else self.phase[idx]
+        return next_tick(t, phase, self.period_s)
 
 
 @dataclass(frozen=True, eq=False)

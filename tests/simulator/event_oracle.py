@@ -8,7 +8,8 @@ transfer delays (through the workers' flush timers when the queues batch, or
 the sender worker's transfer thread on a Storm 2.x hop between workers) and
 starts the next queued tuple (earliest arrival first, ties in canonical order).
 A tree completes when its last tuple departs, or, with ackers, when the
-acker's message for its last ack reaches the tree's spout executor.
+tree's spout executor takes the acker's message for its last ack (at its
+first wake-up after the message arrives).
 Slow (~0.3 M tuple-hops/s) and obviously right.
 """
 
@@ -99,6 +100,8 @@ def event_latencies(plan: TracePlan, tuples: int, seed: int = 0, replica: int = 
         back = steps[c].ack_return  # an acker's message back to the tree's spout
         if back is not None:
             done = through_queues(now, float(back.delay_s[i]), back.flush, i)
+            if back.wakeups is not None:  # the spout takes it at its next wake-up
+                done = _tick(done, float(back.wakeups.phase[i]), back.wakeups.period_s)
         last[root] = max(last[root], done)
         for d, j, delay in children[c][i]:
             heapq.heappush(events, (through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))

@@ -10,8 +10,9 @@ from core.schedulers.base import Schedule, Status, assignment
 from core.topology import build_graph
 
 # A node whose cores run at the reference speed (3.0 GHz x 16 FLOPs/cycle).
-# Storm 2 without the transfer thread's wake-up wait, for hand-computed hop latencies.
-NO_TRANSFER_WAIT = {"transfer_sleep_ms": 0.0}
+# Storm with no thread sleeping when idle (no transfer-thread or spout wake-up
+# waits), for hand-computed hop latencies.
+NO_IDLE_SLEEP = {"transfer_sleep_ms": 0.0, "spout_sleep_ms": 0.0}
 REFERENCE_NODE = {"cores": 4, "ghz": 3.0, "flops_per_cycle": 16, "slots": 2}
 
 

@@ -9,7 +9,7 @@ and its remaining noise is part of that band.
 import numpy as np
 import pytest
 from shared_core_oracle import shared_core_latencies
-from sim_builders import NO_TRANSFER_WAIT, make, manual
+from sim_builders import NO_IDLE_SLEEP, make, manual
 
 from core.simulator import Evaluator
 from core.simulator.contention import contention_factors
@@ -29,7 +29,7 @@ def _chain(length: int, cores: int, nodes: int = 1):
     node_list = [{"id": f"n{j}", "cores": cores, "slots": 1} for j in range(nodes)]
     # the shared-core oracle replays no hop timers: Storm 2 without the transfer wait
     workload = {"max_spout_pending": 10**6}
-    sc = make(comps, streams, node_list, workload=workload, network=NO_TRANSFER_WAIT)
+    sc = make(comps, streams, node_list, workload=workload, network=NO_IDLE_SLEEP)
     place = {f"c{i}#0": (f"n{i % nodes}", 0) for i in range(length)}
     sched = manual(sc, place)
     ev = Evaluator(sc, sched.parallelism)
@@ -103,7 +103,8 @@ def test_storm_cost_defaults_are_the_network_defaults_and_override_by_name():
     from core.topology import acker_component
 
     net = Network()
-    for name in ("intra_worker_us", "inter_worker_us", "inter_node_us", "transfer_sleep_ms"):
+    names = ("intra_worker_us", "inter_worker_us", "inter_node_us")
+    for name in (*names, "transfer_sleep_ms", "spout_sleep_ms"):
         assert getattr(DEFAULT_COSTS, name) == getattr(net, name)
     assert (DEFAULT_COSTS.serialize_us, DEFAULT_COSTS.deserialize_us) == (2.0, 3.0)
     sc = make([{"id": "s", "parallelism": 1}], topology={"ackers": 1})

@@ -140,8 +140,10 @@ def test_the_sweep_lands_close_to_the_fixed_point():
     exact = run_trace(plan, 10_000, max_passes=EXACT)
     assert exact.exact and not quick.exact and quick.passes == 3
     quick_ms, exact_ms = quick.summary_ms(), exact.summary_ms()
-    assert quick_ms["mean"] == pytest.approx(exact_ms["mean"], rel=0.02)  # measured: 1.2%
-    assert quick_ms["p99"] == pytest.approx(exact_ms["p99"], rel=0.04)  # measured: 2.6%
+    # the spouts take acks at their 1 ms wake-ups, so the fixed point's latencies fall
+    # on whole periods, which the sweep's chunks blur (before the wake-ups: 1.2%, 2.6%)
+    assert quick_ms["mean"] == pytest.approx(exact_ms["mean"], rel=0.04)  # measured: 3.3%
+    assert quick_ms["p99"] == pytest.approx(exact_ms["p99"], rel=0.04)  # measured: 0.0%
 
 
 def test_tied_bottlenecks_keep_littles_mean_and_a_tail_below_one_full_queue():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from event_oracle import event_latencies
-from sim_builders import NO_TRANSFER_WAIT, make, manual
+from sim_builders import NO_IDLE_SLEEP, make, manual
 
 from core.model import Network
 from core.simulator import Evaluator, analyze
@@ -48,7 +48,7 @@ def _three_hops(network=None):
 def test_the_wait_is_storm_2s_one_millisecond_sleep_and_off_otherwise():
     assert transfer_sleep_s(Network()) == pytest.approx(1e-3)
     assert mean_transfer_wait_s(Network()) == pytest.approx(0.5e-3)
-    assert transfer_sleep_s(Network(**NO_TRANSFER_WAIT)) == 0.0
+    assert transfer_sleep_s(Network(**NO_IDLE_SLEEP)) == 0.0
     # Storm 1.x: the transfer thread blocks on its queue; the batching model holds
     assert transfer_sleep_s(Network(**STORM_1)) == 0.0
 
@@ -68,7 +68,7 @@ def test_the_estimate_adds_half_a_sleep_per_hop_between_workers_only():
     for same_worker, waits in ((True, 0), (False, 1)):
         with_wait = analyze(*_pair(same_worker=same_worker), rate=1.0).latency_estimate_ms
         without = analyze(
-            *_pair(NO_TRANSFER_WAIT, same_worker=same_worker), rate=1.0
+            *_pair(NO_IDLE_SLEEP, same_worker=same_worker), rate=1.0
         ).latency_estimate_ms
         assert with_wait - without == pytest.approx(0.5 * waits, rel=1e-9)
 
@@ -79,7 +79,7 @@ def test_a_spouts_hop_waits_half_a_sleep_on_average_in_one_replica():
     ev = Evaluator(sc)
     plan = trace_plan(ev, ev.encode(sched.placement()), 100.0)
     with_wait = run_trace(plan, 8000).summary_ms()["mean"]
-    sc0, sched0 = _pair(NO_TRANSFER_WAIT)
+    sc0, sched0 = _pair(NO_IDLE_SLEEP)
     ev0 = Evaluator(sc0)
     without = run_trace(trace_plan(ev0, ev0.encode(sched0.placement()), 100.0), 8000)
     assert with_wait - without.summary_ms()["mean"] == pytest.approx(0.5, rel=0.05)
@@ -94,7 +94,7 @@ def test_later_hops_average_half_a_sleep_over_replicas():
     plan = trace_plan(ev, ev.encode(sched.placement()), 100.0)
     means = [run_trace(plan, 400, seed=s).summary_ms()["mean"] for s in range(48)]
     estimate = analyze(sc, sched, rate=100.0).latency_estimate_ms
-    no_wait = analyze(*_three_hops(NO_TRANSFER_WAIT), rate=100.0).latency_estimate_ms
+    no_wait = analyze(*_three_hops(NO_IDLE_SLEEP), rate=100.0).latency_estimate_ms
     assert estimate - no_wait == pytest.approx(1.5, rel=1e-9)
     assert float(np.mean(means)) == pytest.approx(estimate, rel=0.05)
     assert np.std(means) > 0.1  # the phases do move one replica's figure
@@ -110,23 +110,51 @@ def test_the_trace_agrees_with_the_event_oracle_under_load():
     np.testing.assert_allclose(trace.latency_s, oracle, rtol=1e-9, atol=1e-12)
 
 
-def test_the_acker_message_to_another_worker_waits_too():
+def _acked(network, placement):
     comps = [
         {"id": "s", "parallelism": 1, "cpu_us": 1.0},
         {"id": "b", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0},
     ]
-    placement = {"s#0": ("n0", 0), "b#0": ("n0", 0), "__acker#0": ("n1", 0)}
+    sc = make(
+        comps,
+        [("s", "b")],
+        [{"id": "n0"}, {"id": "n1"}],
+        topology={"ackers": 1, "reliable_spouts": True},
+        network=network,
+    )
+    return sc, manual(sc, placement)
+
+
+ACKER_AWAY = {"s#0": ("n0", 0), "b#0": ("n0", 0), "__acker#0": ("n1", 0)}
+NO_TRANSFER_WAIT = {"transfer_sleep_ms": 0.0}
+
+
+def test_the_ackers_message_waits_for_a_transfer_thread_then_for_the_spout():
     backs = []
-    for network in (None, NO_TRANSFER_WAIT):
-        sc = make(
-            comps,
-            [("s", "b")],
-            [{"id": "n0"}, {"id": "n1"}],
-            topology={"ackers": 1, "reliable_spouts": True},
-            network=network or {},
-        )
-        ev = Evaluator(sc)
-        loads = ev.loads(ev.encode(manual(sc, placement).placement()))
+    for network in ({}, NO_TRANSFER_WAIT, NO_IDLE_SLEEP):
+        ev = Evaluator(_acked(network, ACKER_AWAY)[0])
+        sched = _acked(network, ACKER_AWAY)[1]
+        loads = ev.loads(ev.encode(sched.placement()))
         back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.zeros(1))
         backs.append(float(back[0]))
+    # half a sleep for the acker's worker to send it, half a sleep for the spout to take it
     assert backs[0] - backs[1] == pytest.approx(0.5e-3, rel=1e-9)
+    assert backs[1] - backs[2] == pytest.approx(0.5e-3, rel=1e-9)
+
+
+def test_the_spout_takes_the_ackers_message_at_its_next_wakeup():
+    # everything in one worker: the spout's wake-up is the only wait
+    one_worker = {"s#0": ("n0", 0), "b#0": ("n0", 0), "__acker#0": ("n0", 0)}
+    runs = []
+    for network in ({}, NO_IDLE_SLEEP):
+        sc, sched = _acked(network, one_worker)
+        ev = Evaluator(sc)
+        plan = trace_plan(ev, ev.encode(sched.placement()), 200.0)
+        runs.append(run_trace(plan, 4000, seed=4))
+        assert run_trace(plan, 300, seed=4).latency_s == pytest.approx(
+            event_latencies(plan, 300, seed=4)
+        )
+    # the two scenarios differ in a setting, so their service draws differ (a few us)
+    wait = runs[0].latency_s - runs[1].latency_s
+    assert wait.min() > -20e-6 and wait.max() < 1e-3 + 20e-6
+    assert wait.mean() == pytest.approx(0.5e-3, rel=0.05)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from event_oracle import event_latencies
-from sim_builders import NO_TRANSFER_WAIT, make, manual
+from sim_builders import NO_IDLE_SLEEP, make, manual
 
 from core.schedulers import run_scheduler
 from core.simulator import Evaluator, analyze, simulate
@@ -101,7 +101,7 @@ def test_tabulated_and_computed_hop_costs_agree(monkeypatch):
 def test_low_load_mean_latency_is_the_analytic_path_sum():
     # without the transfer threads' waits, which are phase-locked within one replica
     # (tests/simulator/test_polling.py averages them over replicas)
-    sc, sched = _chain(network=NO_TRANSFER_WAIT)
+    sc, sched = _chain(network=NO_IDLE_SLEEP)
     row = simulate(sc, sched, rate=10.0, tuples=4000)
     estimate = analyze(sc, sched, rate=10.0).latency_estimate_ms
     assert row["latency_ms"]["mean"] == pytest.approx(estimate, rel=0.03)

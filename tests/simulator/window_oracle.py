@@ -18,6 +18,7 @@ import heapq
 from collections import deque
 
 import numpy as np
+from event_oracle import _tick as tick
 from event_oracle import through_queues
 
 from core.simulator.plan import TracePlan
@@ -100,6 +101,8 @@ def window_latencies(
         root = int(steps[c].root[i])
         back = steps[c].ack_return  # an acker's message back to the tree's spout
         done = now if back is None else through_queues(now, float(back.delay_s[i]), back.flush, i)
+        if back is not None and back.wakeups is not None:  # the spout's next wake-up
+            done = tick(done, float(back.wakeups.phase[i]), back.wakeups.period_s)
         last[root] = max(last[root], done)
         for d, j, delay in children[c][i]:
             heapq.heappush(events, (through_queues(now, delay, steps[d].flush, j), ARRIVAL, d, j))
