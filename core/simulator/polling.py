@@ -18,7 +18,11 @@ drawn from the replica's seed (common random numbers: never from the
 scheduler); a hop that leaves its worker departs on the sender worker's first
 tick at or after the tuple's departure, then takes its transfer delay. The
 wake-ups really drift by the time each drain takes and by the sleep's
-overshoot; neither is modelled. Storm 0.x and 1.x drain the transfer queue
+overshoot; neither is modelled. Nor is a busy thread: a pass that finds new
+tuples is followed by another without sleep, so once a worker sends so many
+tuples between workers that every short pass finds some (a pass of a few
+microseconds: beyond some 10^5 tuples/s per worker) the wait shrinks toward
+the pass time, and the model's half a millisecond per hop is an upper bound. Storm 0.x and 1.x drain the transfer queue
 with a blocking consumer (``disruptor/consume-loop*`` over a
 ``BlockingWaitStrategy`` in 0.9.5; ``DisruptorQueue`` in 1.x) [2]_, so their
 presets set the sleep to 0; with ``batch_size`` > 1 the Storm 1.x batching
