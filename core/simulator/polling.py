@@ -22,11 +22,12 @@ overshoot; neither is modelled. Nor is a busy thread: a pass that finds new
 tuples is followed by another without sleep, so once a worker sends so many
 tuples between workers that every short pass finds some (a pass of a few
 microseconds: beyond some 10^5 tuples/s per worker) the wait shrinks toward
-the pass time, and the model's half a millisecond per hop is an upper bound. Storm 0.x and 1.x drain the transfer queue
-with a blocking consumer (``disruptor/consume-loop*`` over a
-``BlockingWaitStrategy`` in 0.9.5; ``DisruptorQueue`` in 1.x) [2]_, so their
-presets set the sleep to 0; with ``batch_size`` > 1 the Storm 1.x batching
-model (:mod:`core.simulator.batching`) holds instead.
+the pass time, and the model's half a millisecond per hop is an upper bound.
+Storm 0.x and 1.x drain the transfer queue with a blocking consumer
+(``disruptor/consume-loop*`` over a ``BlockingWaitStrategy`` in 0.9.5;
+``DisruptorQueue`` in 1.x) [2]_, so their presets set the sleep to 0; with
+``batch_size`` > 1 the Storm 1.x batching model
+(:mod:`core.simulator.batching`) holds instead.
 
 **Spouts (every Storm version).** A spout executor's loop takes what its
 receive queue holds (acks among it), calls ``nextTuple`` and, when that

@@ -171,19 +171,7 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
     spouts = [i for i, c in enumerate(order) if not t.graph.preds[c]]
     share = [tuples // len(spouts) + (j < tuples % len(spouts)) for j in range(len(spouts))]
     pending: list[list] = [[] for _ in order]
-    period = flush_period_s(plan.network)
-    sleep = transfer_sleep_s(plan.network)
-    phase = None
-    if period > 0:  # each worker's timer phase, a fraction of the period
-        phase = component_rng(seed, plan.scenario_key, replica, FLUSH_STREAM).random(plan.workers)
-    elif sleep > 0:  # each worker's transfer thread wake-up phase, a fraction of its sleep
-        rng = component_rng(seed, plan.scenario_key, replica, TRANSFER_STREAM)
-        phase = rng.random(plan.workers)
-    timers = _HopTimers(period, sleep, phase)
-    wake_phase = None  # each spout executor's wake-up phase, s (drawn over every executor)
-    if spout_sleep_s(plan.network) > 0:
-        rng = component_rng(seed, plan.scenario_key, replica, SPOUT_WAKE_STREAM)
-        wake_phase = rng.random(len(plan.worker)) * spout_sleep_s(plan.network)
+    timers = _ReplicaTimers.draw(plan, seed, replica)
     next_root = 0
     spout_of_root = np.zeros(tuples, dtype=np.int64)
     for c, cid in enumerate(order):
@@ -209,7 +197,7 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
             pending[c] = []
             if cid == ACKER_ID:
                 spout = spout_of_root[root]
-                ack_return = _ack_return(plan, executor, spout, timers, wake_phase)
+                ack_return = _ack_return(plan, executor, spout, timers)
         draws = unit_service(rng, len(executor), plan.service_cv)
         children, ser = _children(plan, c, rng, executor)
         service = draws * plan.mean_s[executor] + (deser + ser) * plan.slowdown[executor]
@@ -221,14 +209,35 @@ def walk(plan: TracePlan, tuples: int, seed: int, replica: int) -> Iterator[Step
 
 
 @dataclass(frozen=True)
-class _HopTimers:
-    """What hops wait for in one replica: the workers' flush timers (Storm 1.x
-    batching, ``period`` > 0), else their transfer threads (Storm 2.x, ``sleep``
-    > 0), else nothing; ``phase`` per worker, a fraction of the period."""
+class _ReplicaTimers:
+    """The sleeping threads and timers of one replica, with their phases.
+
+    Hops wait for the workers' flush timers (Storm 1.x batching, ``period`` >
+    0), else for their transfer threads (Storm 2.x, ``sleep`` > 0), else for
+    nothing; ``phase`` per worker, a fraction of the period. The acker's
+    messages wait for the spout executors' wake-ups (``wake_phase`` per
+    executor, s; None when spouts never sleep).
+    """
 
     period: float
     sleep: float
     phase: np.ndarray | None
+    wake_phase: np.ndarray | None
+
+    @classmethod
+    def draw(cls, plan: TracePlan, seed: int, replica: int) -> _ReplicaTimers:
+        """Phases from the replica's own streams (common random numbers)."""
+        period, sleep = flush_period_s(plan.network), transfer_sleep_s(plan.network)
+        stream = FLUSH_STREAM if period > 0 else TRANSFER_STREAM if sleep > 0 else None
+        phase = None
+        if stream is not None:
+            phase = component_rng(seed, plan.scenario_key, replica, stream).random(plan.workers)
+        wake = spout_sleep_s(plan.network)
+        wake_phase = None
+        if wake > 0:
+            rng = component_rng(seed, plan.scenario_key, replica, SPOUT_WAKE_STREAM)
+            wake_phase = rng.random(len(plan.worker)) * wake
+        return cls(period, sleep, phase, wake_phase)
 
     @property
     def on(self) -> bool:
@@ -243,20 +252,16 @@ class _HopTimers:
 
 
 def _ack_return(
-    plan: TracePlan,
-    acker: np.ndarray,
-    spout: np.ndarray,
-    timers: _HopTimers,
-    wake_phase: np.ndarray | None,
+    plan: TracePlan, acker: np.ndarray, spout: np.ndarray, timers: _ReplicaTimers
 ) -> AckReturn:
     """The hop of each acker tuple's completion message back to its tree's spout
-    executor, and that executor's wake-ups (``wake_phase`` per executor, s)."""
+    executor, and that executor's wake-ups."""
     ack_bytes = plan.table.graph.components[ACKER_ID].tuple_bytes
     delay, _ = plan.hop_costs(acker, spout, ack_bytes)
     flush = timers.hop(plan.worker[acker], plan.worker[spout]) if timers.on else None
     wakeups = None
-    if wake_phase is not None:
-        wakeups = SpoutWakeups(spout_sleep_s(plan.network), wake_phase[spout])
+    if timers.wake_phase is not None:
+        wakeups = SpoutWakeups(spout_sleep_s(plan.network), timers.wake_phase[spout])
     return AckReturn(delay, flush, wakeups)
 
 

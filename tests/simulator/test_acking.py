@@ -104,7 +104,7 @@ def test_every_tree_ends_exactly_one_return_hop_after_its_last_ack(monkeypatch):
     with_hop = run_trace(plan, 2000, seed=1).latency_s
     monkeypatch.setattr(
         "core.simulator.trace._ack_return",
-        lambda plan, acker, spout, timers, wake_phase: AckReturn(np.zeros(len(acker)), None),
+        lambda plan, acker, spout, timers: AckReturn(np.zeros(len(acker)), None),
     )
     without = run_trace(plan, 2000, seed=1).latency_s
     back = with_hop - without
