@@ -10,7 +10,7 @@ import functools
 import time
 
 from core import spark
-from core.comparison import compare, scheduler_list
+from core.comparison import compare, placement_key, scheduler_list
 from core.presets import preset
 
 RATES = [2_000.0, 4_000.0, 6_000.0, 8_000.0, 10_000.0, 12_000.0, 14_000.0, 16_000.0]
@@ -31,7 +31,7 @@ def timed(master: str) -> float:
         rates=RATES,
         replicas=REPLICAS,
         tuples=TUPLES,
-        mapper=functools.partial(spark.map_tasks, master=master),
+        mapper=functools.partial(spark.map_tasks, master=master, key=placement_key),
     )
     seconds = time.perf_counter() - start
     print(f"{master}: {doc['engine']['tasks']} tasks in {seconds:.1f} s")

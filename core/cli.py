@@ -18,7 +18,14 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from core import spark
-from core.comparison import compare, explain_failure, flatten_result, results_table, scheduler_list
+from core.comparison import (
+    compare,
+    explain_failure,
+    flatten_result,
+    placement_key,
+    results_table,
+    scheduler_list,
+)
 from core.importers import import_sources
 from core.model import Scenario, ScenarioError, scenario_schema
 from core.placement import SchedulerError
@@ -151,7 +158,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         replicas=settings.replicas,
         tuples=settings.tuples,
         seed=settings.seed,
-        mapper=functools.partial(spark.map_tasks, master=settings.master, progress=progress),
+        mapper=functools.partial(
+            spark.map_tasks, master=settings.master, progress=progress, key=placement_key
+        ),
         engine=spark.engine_info(settings.master),
     )
     if args.json:

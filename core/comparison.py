@@ -86,16 +86,26 @@ def _placed(text: str, rate: float, sid: str, params: str):
     return run_spec(spec, scenario, json.loads(params))
 
 
+def placement_key(task: Mapping[str, Any]) -> tuple[str, float, str, str]:
+    """What a task's placement depends on: tasks with equal keys share one :func:`_placed`.
+
+    The ``key`` for a mapper that can run such tasks together (e.g.
+    ``core.spark.map_tasks``): a replica's placement is then a cache hit in
+    the worker that solved it, not a new solve in another worker.
+    """
+    return (
+        task["scenario"],
+        task["rate"],
+        task["scheduler"],
+        json.dumps(task["params"], sort_keys=True),
+    )
+
+
 def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """Schedule and simulate one task; one result row (never raises for a failed placement)."""
     scenario = at_rate(_scenario(task["scenario"]), task["rate"])
     try:
-        schedule = _placed(
-            task["scenario"],
-            task["rate"],
-            task["scheduler"],
-            json.dumps(task["params"], sort_keys=True),
-        )
+        schedule = _placed(*placement_key(task))
     except SchedulerError as err:
         return {
             "scheduler": task["scheduler"],

@@ -4,15 +4,18 @@ A leaf: it knows sessions, jobs and tasks, nothing of what the tasks compute.
 One lazily created SparkSession per process (master from the argument, else
 ``SLOTSCOPE_SPARK_MASTER``, else ``local[*]``; Spark's UI off, logs quiet,
 bound to 127.0.0.1). :func:`map_tasks` is ``[func(t) for t in tasks]`` as one
-job over an RDD, one task each, plain values in and out; it is the mapper the
-comparison (``core.comparison.compare``) and the searches take. Progress
-comes from Spark's status tracker and cancellation goes through the job
-group. ``core`` is shipped to executors as a zip, so a real cluster runs the
-same code.
+job over an RDD, one Spark task per task or per batch of tasks sharing a key,
+plain values in and out; it is the mapper the comparison
+(``core.comparison.compare``) and the searches take. Progress (tasks done)
+comes from an accumulator and cancellation goes through the job group.
+``core`` is shipped to executors as a zip, so a real cluster runs the same
+code.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import re
 import shutil
@@ -159,19 +162,6 @@ def _first_line(err: BaseException) -> str:
     return python[-1] if python else text.splitlines()[0]
 
 
-def _progress(sc, group: str) -> tuple[int, int]:
-    tracker = sc.statusTracker()
-    done = total = 0
-    for job_id in tracker.getJobIdsForGroup(group):
-        job = tracker.getJobInfo(job_id)
-        for stage_id in job.stageIds if job else ():
-            stage = tracker.getStageInfo(stage_id)
-            if stage:
-                done += stage.numCompletedTasks
-                total += stage.numTasks
-    return done, total
-
-
 def cancel(job_group: str) -> None:
     """Cancel a running job by its group."""
     with _Holder.lock:
@@ -186,13 +176,22 @@ def map_tasks(
     group: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     master: str | None = None,
+    key: Callable[[Any], Any] | None = None,
 ) -> list[Any]:
-    """``[func(t) for t in tasks]`` as one Spark job, one task each, in order.
+    """``[func(t) for t in tasks]`` as one Spark job, in order.
 
     ``func`` must be a plain importable function returning plain values (e.g.
     ``core.comparison.run_task``, or ``optimal``'s solve or search tasks): the
     rows come back as they are, with no DataFrame in between.
     Progress (tasks done, total) goes to ``progress`` when given.
+
+    Each task is one Spark task, unless ``key`` is given: then consecutive
+    tasks with equal ``key(task)`` (as in :func:`itertools.groupby`) run as one
+    Spark task (see :func:`task_batches`), one after the other in one Python
+    worker, so whatever that worker caches for the first (e.g.
+    ``core.comparison``'s placement for the replicas of a (scheduler, rate))
+    serves the others, and fewer Spark tasks pay Spark's per-task cost.
+    ``key`` runs on the driver only.
 
     Raises
     ------
@@ -203,19 +202,46 @@ def map_tasks(
     """
     session = get_session(master)
     group = group or f"slotscope-{uuid.uuid4().hex[:12]}"
+    batches = task_batches(tasks, key, session.sparkContext.defaultParallelism)
+    done = session.sparkContext.accumulator(0)  # tasks finished, added as their batch ends
 
     def job() -> list[Any]:
         sc = session.sparkContext
         sc.setJobGroup(group, "slotscope", interruptOnCancel=True)
         try:
-            return sc.parallelize(list(tasks), numSlices=max(1, len(tasks))).map(func).collect()
+            rdd = sc.parallelize(batches, numSlices=max(1, len(batches)))
+            return rdd.flatMap(functools.partial(_run_batch, func, done)).collect()
         finally:
             sc.setLocalProperty("spark.jobGroup.id", None)
 
-    return _watch(session, job, group, len(tasks), progress)
+    return _watch(session, job, group, len(tasks), progress, lambda: done.value)
 
 
-def _watch(session, job, group: str, total: int, report) -> Any:
+def task_batches(
+    tasks: Sequence[Any], key: Callable[[Any], Any] | None, parallelism: int
+) -> list[list[Any]]:
+    """The tasks cut into Spark tasks, in order: one each without ``key``; else the runs of
+    equal keys, each cut into pieces of at most ``len(tasks) // (2 * parallelism)`` tasks,
+    so that a long run (e.g. many replicas of one placement) still spreads over every
+    core (each piece then pays its worker's cache miss once)."""
+    if key is None:
+        return [[t] for t in tasks]
+    most = max(1, len(tasks) // (2 * max(1, parallelism)))
+    out: list[list[Any]] = []
+    for _, run in itertools.groupby(tasks, key):
+        run = list(run)
+        out += [run[i : i + most] for i in range(0, len(run), most)]
+    return out
+
+
+def _run_batch(func: Callable[[Any], Any], done, batch: list[Any]) -> list[Any]:
+    """One Spark task: ``func`` over a batch of tasks, in order (runs on an executor)."""
+    out = [func(t) for t in batch]
+    done.add(len(batch))
+    return out
+
+
+def _watch(session, job, group: str, total: int, report, done: Callable[[], int]) -> Any:
     """Run ``job`` in a thread, reporting progress until it ends; its result."""
     outcome: dict[str, Any] = {}
 
@@ -230,8 +256,7 @@ def _watch(session, job, group: str, total: int, report) -> Any:
     while worker.is_alive():
         worker.join(PROGRESS_POLL_S)
         if report is not None:
-            done, _ = _progress(session.sparkContext, group)
-            report(min(done, total), total)
+            report(min(done(), total), total)
     with _Holder.lock:
         was_cancelled = group in _Holder.cancelled
         _Holder.cancelled.discard(group)

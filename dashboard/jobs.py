@@ -27,7 +27,7 @@ from typing import Any
 from flask import current_app
 
 from core import spark
-from core.comparison import compare, explain_failure
+from core.comparison import compare, explain_failure, placement_key
 from core.model import Scenario
 from core.presets import preset
 from core.settings import SettingsError
@@ -69,7 +69,9 @@ def spark_compare(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """:func:`core.comparison.compare` as one Spark job on ``master``, in job group ``group``."""
-    mapper = functools.partial(spark.map_tasks, group=group, progress=progress, master=master)
+    mapper = functools.partial(
+        spark.map_tasks, group=group, progress=progress, master=master, key=placement_key
+    )
     engine = spark.engine_info(master)
     return compare(scenario, schedulers, rates, replicas, tuples, seed, mapper, engine)
 

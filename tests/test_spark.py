@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core import spark as runner
-from core.comparison import compare, comparison_tasks, run_task
+from core.comparison import compare, comparison_tasks, placement_key, run_task
 from core.presets import preset
 
 SETTINGS = {"rates": [400.0, 800.0], "replicas": 2, "tuples": 4000, "seed": 7}
@@ -25,7 +25,7 @@ SETTINGS = {"rates": [400.0, 800.0], "replicas": 2, "tuples": 4000, "seed": 7}
 
 def run_comparison(scenario, schedulers, group=None, progress=None, **settings):
     """A comparison as one Spark job (what the CLI and the dashboard run)."""
-    mapper = functools.partial(runner.map_tasks, group=group, progress=progress)
+    mapper = functools.partial(runner.map_tasks, group=group, progress=progress, key=placement_key)
     return compare(scenario, schedulers, mapper=mapper, engine=runner.engine_info(), **settings)
 
 
@@ -61,6 +61,46 @@ def test_map_tasks_returns_plain_values_in_order(spark):
     out = runner.map_tasks(json.loads, texts)
     assert out == [{"task": i, "rows": [i, i * i]} for i in range(5)]
     assert all(type(r) is dict for r in out)
+
+
+def test_task_batches_are_runs_of_equal_keys_cut_so_every_core_gets_two():
+    tasks = [("a", 0), ("a", 1), ("b", 2), ("a", 3)] + [("c", i) for i in range(4, 12)]
+    first = lambda t: t[0]  # noqa: E731
+    assert runner.task_batches(tasks, None, 2) == [[t] for t in tasks]
+    batches = runner.task_batches(tasks, first, 1)  # at most 12 // 2 = 6 tasks a batch
+    assert batches == [tasks[0:2], tasks[2:3], tasks[3:4], tasks[4:10], tasks[10:12]]
+    batches = runner.task_batches(tasks, first, 2)  # at most 12 // 4 = 3
+    assert [len(b) for b in batches] == [2, 1, 1, 3, 3, 2]
+    assert [t for b in batches for t in b] == tasks
+    assert runner.task_batches(tasks[:2], first, 8) == [[tasks[0]], [tasks[1]]]
+
+
+def test_a_batch_runs_in_order_in_one_worker_and_progress_counts_tasks(spark):
+    tasks = [(k, i) for i, k in enumerate("aaabbbcccdde")]
+    seen = []
+    out = runner.map_tasks(
+        lambda t: (t, os.getpid()),
+        tasks,
+        key=lambda t: t[0],
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert [t for t, _ in out] == tasks
+    pids = {}
+    for (k, _), pid in out:
+        pids.setdefault(k, set()).add(pid)
+    assert all(len(p) == 1 for p in pids.values())  # runs of at most 12 // 4 = 3: one batch
+    assert seen[-1] == (12, 12)
+    assert all(d <= t == 12 for d, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_with_placement_keys_a_comparison_gives_the_rows_of_one_task_each(spark):
+    sc = preset("lf-diamond")
+    schedulers = [("even", {}), ("lf", {})]
+    one_each = functools.partial(runner.map_tasks, key=None)
+    doc = run_comparison(sc, schedulers, **SETTINGS)
+    plain = compare(sc, schedulers, mapper=one_each, **SETTINGS)
+    assert _strip_timing(doc["results"]) == _strip_timing(plain["results"])
 
 
 def test_cancel_stops_a_long_job(spark):
