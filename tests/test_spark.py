@@ -85,10 +85,10 @@ def test_a_batch_runs_in_order_in_one_worker_and_progress_counts_tasks(spark):
         progress=lambda d, t: seen.append((d, t)),
     )
     assert [t for t, _ in out] == tasks
-    pids = {}
-    for (k, _), pid in out:
-        pids.setdefault(k, set()).add(pid)
-    assert all(len(p) == 1 for p in pids.values())  # runs of at most 12 // 4 = 3: one batch
+    batches = runner.task_batches(tasks, lambda t: t[0], spark.sparkContext.defaultParallelism)
+    assert len(batches) < len(tasks)  # some runs of equal keys share a Spark task
+    pid = dict(out)
+    assert all(len({pid[t] for t in batch}) == 1 for batch in batches)
     assert seen[-1] == (12, 12)
     assert all(d <= t == 12 for d, t in seen)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
