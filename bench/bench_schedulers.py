@@ -49,6 +49,9 @@ def large_scenario(executors: int = 10_000, nodes: int = 1_000) -> dict:
     }
 
 
+REPEATS = 3
+
+
 def main() -> None:
     scenario = validate_scenario(large_scenario())
     print("scheduler         seconds  target  status")
@@ -56,9 +59,11 @@ def main() -> None:
         if sid in SKIP:
             print(f"{sid:<16}  skipped ({SKIP[sid]})")
             continue
-        start = time.perf_counter()
-        result = run_scheduler(scenario, sid)
-        seconds = time.perf_counter() - start
+        seconds = float("inf")
+        for _ in range(REPEATS):  # best of a few: one run varies by +-25% on a busy machine
+            start = time.perf_counter()
+            result = run_scheduler(scenario, sid)
+            seconds = min(seconds, time.perf_counter() - start)
         target = TARGET_S.get(sid, DEFAULT_TARGET_S)
         verdict = "ok" if seconds <= target else "SLOW"
         print(f"{sid:<16}  {seconds:7.2f}  {target:5.1f}s  {result.status.value} ({verdict})")
