@@ -47,6 +47,29 @@ def make(
     return validate_scenario(data)
 
 
+def acked_pair(
+    placement: Mapping[str, tuple[str, int]],
+    network: Mapping[str, Any] | None = None,
+    reliable: bool = True,
+    rate: float = 100.0,
+    spouts: int = 2,
+) -> tuple[Scenario, Schedule]:
+    """s (1 us, ``spouts`` executors) -> b (1 us), one acker, nodes n0 and n1, placed by hand."""
+    comps = [
+        {"id": "s", "parallelism": spouts, "cpu_us": 1.0},
+        {"id": "b", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0},
+    ]
+    sc = make(
+        comps,
+        [("s", "b")],
+        [{"id": "n0"}, {"id": "n1"}],
+        rate=rate,
+        topology={"ackers": 1, "reliable_spouts": reliable},
+        network=dict(network or {}),
+    )
+    return sc, manual(sc, placement)
+
+
 def manual(
     scenario: Scenario,
     placement: Mapping[str, tuple[str, int]],

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from event_oracle import event_latencies
-from sim_builders import NO_IDLE_SLEEP, make, manual
+from sim_builders import NO_IDLE_SLEEP, acked_pair
 
 from core.simulator import Evaluator, analyze, simulate
 from core.simulator.acking import ack_return_s
@@ -14,28 +14,12 @@ STORM_1 = {"batch_size": 100, "batch_flush_ms": 1.0}  # Storm 1.2.3 defaults.yam
 WIRE_S = 40 * 8 / 1e9  # an ack tuple (40 B) on the default 1 Gbit/s NIC
 
 
-def _acked(placement, network=None, reliable=True, rate=100.0):
-    comps = [
-        {"id": "s", "parallelism": 2, "cpu_us": 1.0},
-        {"id": "b", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0},
-    ]
-    sc = make(
-        comps,
-        [("s", "b")],
-        [{"id": "n0"}, {"id": "n1"}],
-        rate=rate,
-        topology={"ackers": 1, "reliable_spouts": reliable},
-        network=network or {},
-    )
-    return sc, manual(sc, placement)
-
-
 NEAR = {"s#0": ("n0", 0), "s#1": ("n1", 0), "b#0": ("n0", 0), "__acker#0": ("n0", 0)}
 
 
 def test_the_return_hop_mixes_the_localities_of_the_trees_spout_executors():
     # half the trees start on the acker's worker (1 us), half on the other node (250 us + wire)
-    sc, sched = _acked(NEAR, network=NO_IDLE_SLEEP)
+    sc, sched = acked_pair(NEAR, network=NO_IDLE_SLEEP)
     ev = Evaluator(sc)
     loads = ev.loads(ev.encode(sched.placement()))
     back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.zeros(1))
@@ -46,7 +30,7 @@ def test_with_batching_the_return_hop_waits_for_both_workers_timers():
     # an acker's tuple arrives on a tick: a period less its sojourn to the next one, one
     # period in the transfer or receive queue, and half a period for the spout's worker
     # timer on the half of the trees that start on the other node
-    sc, sched = _acked(NEAR, network={**STORM_1, "spout_sleep_ms": 0.0})
+    sc, sched = acked_pair(NEAR, network={**STORM_1, "spout_sleep_ms": 0.0})
     ev = Evaluator(sc)
     loads = ev.loads(ev.encode(sched.placement()))
     sojourn = 0.2e-3
@@ -62,7 +46,7 @@ def test_the_tree_ends_when_the_acker_message_reaches_the_spout():
     far = {**NEAR, "__acker#0": ("n1", 0)}
     figures = {}
     for name, placement in (("near", NEAR), ("far", far)):
-        sc, sched = _acked(placement, network=NO_IDLE_SLEEP)
+        sc, sched = acked_pair(placement, network=NO_IDLE_SLEEP)
         row = simulate(sc, sched, rate=100.0, tuples=4000)
         figures[name] = row["latency_ms"]["mean"], analyze(sc, sched).latency_estimate_ms
     for trace, estimate in figures.values():
@@ -74,7 +58,7 @@ def test_the_tree_ends_when_the_acker_message_reaches_the_spout():
 
 
 def test_unreliable_spouts_send_no_acks_so_nothing_returns():
-    sc, sched = _acked(NEAR, network=NO_IDLE_SLEEP, reliable=False)
+    sc, sched = acked_pair(NEAR, network=NO_IDLE_SLEEP, reliable=False)
     assert Evaluator(sc)._ack is None
     row = simulate(sc, sched, rate=100.0, tuples=20_000)  # half the trees cross: sample many
     # s#0's trees stay in n0's worker (1 + 1 + 1 us); s#1's cross to it: 1 us + 2 us to
@@ -87,7 +71,7 @@ def test_unreliable_spouts_send_no_acks_so_nothing_returns():
 @pytest.mark.parametrize("network", [None, STORM_1])
 def test_trace_with_ackers_agrees_with_the_event_oracle(network):
     far = {**NEAR, "__acker#0": ("n1", 0)}
-    sc, sched = _acked(far, network=network, rate=2000.0)
+    sc, sched = acked_pair(far, network=network, rate=2000.0)
     ev = Evaluator(sc)
     plan = trace_plan(ev, ev.encode(sched.placement()), 2000.0)
     trace = run_trace(plan, 400, seed=3, replica=1)
@@ -98,7 +82,7 @@ def test_trace_with_ackers_agrees_with_the_event_oracle(network):
 def test_every_tree_ends_exactly_one_return_hop_after_its_last_ack(monkeypatch):
     # one acker on n0: trees from s#0 (n0, same worker) return in 1 us, from s#1 (n1) in
     # 250 us + wire; without the hop each tree would end at its last ack's departure
-    sc, sched = _acked(NEAR, network=NO_IDLE_SLEEP)
+    sc, sched = acked_pair(NEAR, network=NO_IDLE_SLEEP)
     ev = Evaluator(sc)
     plan = trace_plan(ev, ev.encode(sched.placement()), 100.0)
     with_hop = run_trace(plan, 2000, seed=1).latency_s

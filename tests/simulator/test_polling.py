@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from event_oracle import event_latencies
-from sim_builders import NO_IDLE_SLEEP, make, manual
+from sim_builders import NO_IDLE_SLEEP, acked_pair, make, manual
 
 from core.model import Network
 from core.simulator import Evaluator, analyze
@@ -110,21 +110,6 @@ def test_the_trace_agrees_with_the_event_oracle_under_load():
     np.testing.assert_allclose(trace.latency_s, oracle, rtol=1e-9, atol=1e-12)
 
 
-def _acked(network, placement):
-    comps = [
-        {"id": "s", "parallelism": 1, "cpu_us": 1.0},
-        {"id": "b", "parallelism": 1, "cpu_us": 1.0, "selectivity": 0.0},
-    ]
-    sc = make(
-        comps,
-        [("s", "b")],
-        [{"id": "n0"}, {"id": "n1"}],
-        topology={"ackers": 1, "reliable_spouts": True},
-        network=network,
-    )
-    return sc, manual(sc, placement)
-
-
 ACKER_AWAY = {"s#0": ("n0", 0), "b#0": ("n0", 0), "__acker#0": ("n1", 0)}
 NO_TRANSFER_WAIT = {"transfer_sleep_ms": 0.0}
 
@@ -132,8 +117,8 @@ NO_TRANSFER_WAIT = {"transfer_sleep_ms": 0.0}
 def test_the_ackers_message_waits_for_a_transfer_thread_then_for_the_spout():
     backs = []
     for network in ({}, NO_TRANSFER_WAIT, NO_IDLE_SLEEP):
-        ev = Evaluator(_acked(network, ACKER_AWAY)[0])
-        sched = _acked(network, ACKER_AWAY)[1]
+        sc, sched = acked_pair(ACKER_AWAY, network, spouts=1)
+        ev = Evaluator(sc)
         loads = ev.loads(ev.encode(sched.placement()))
         back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.zeros(1))
         backs.append(float(back[0]))
@@ -147,7 +132,7 @@ def test_the_spout_takes_the_ackers_message_at_its_next_wakeup():
     one_worker = {"s#0": ("n0", 0), "b#0": ("n0", 0), "__acker#0": ("n0", 0)}
     runs = []
     for network in ({}, NO_IDLE_SLEEP):
-        sc, sched = _acked(network, one_worker)
+        sc, sched = acked_pair(one_worker, network, spouts=1)
         ev = Evaluator(sc)
         plan = trace_plan(ev, ev.encode(sched.placement()), 200.0)
         runs.append(run_trace(plan, 4000, seed=4))
