@@ -64,7 +64,12 @@ def next_tick(t: np.ndarray, phase: np.ndarray, period: float) -> np.ndarray:
     >>> next_tick(np.array([0.0, 0.25e-3, 1.0e-3]), np.full(3, 0.5e-3), 1e-3) * 1e3
     array([0.5, 0.5, 1.5])
     """
-    return phase + period * np.ceil((t - phase) / period)
+    k = np.subtract(t, phase)  # in place from here on: this runs on every hop of the trace
+    k /= period
+    np.ceil(k, out=k)
+    k *= period
+    k += phase
+    return k
 
 
 @dataclass(frozen=True, eq=False)
