@@ -67,9 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.model import Network
-from core.simulator.batching import next_tick
-
-MS = 1e-3  # seconds per millisecond
+from core.simulator.batching import MS, next_tick
 
 
 def transfer_sleep_s(net: Network) -> float:
