@@ -17,8 +17,8 @@ import time
 
 from core.model import validate_scenario
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, feed, get_scheduler, resolve_params, run_scheduler
-from core.schedulers.optimal import search, sweep
+from core.registry import SCHEDULERS, feed, get_scheduler, resolve_params, run_scheduler
+from core.search.optimal import search, sweep
 from core.simulator.capacity import Evaluator
 
 TIME_LIMIT_S = 60.0

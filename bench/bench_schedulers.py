@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from core.model import validate_scenario
-from core.schedulers import SCHEDULERS, run_scheduler
+from core.registry import SCHEDULERS, run_scheduler
 
 SKIP = {"optimal": "exhaustive search: exponential by design, see bench_optimal"}
 TARGET_S = {"rstorm": 5.0}

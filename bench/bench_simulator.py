@@ -18,7 +18,7 @@ import numpy as np
 
 from core.model import Scenario, validate_scenario
 from core.presets import preset_json
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator import Evaluator, simulate
 from core.simulator.plan import trace_plan
 from core.simulator.trace import run_trace

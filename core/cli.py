@@ -30,9 +30,9 @@ from core.importers import import_sources
 from core.model import Scenario, ScenarioError, scenario_schema
 from core.placement import SchedulerError
 from core.presets import PRESETS, load_scenario, preset_json
+from core.registry import SCHEDULERS, run_scheduler
 from core.report import schedule_document, schedule_table
 from core.reproduce import reproduce, select, summary, table
-from core.schedulers import SCHEDULERS, run_scheduler
 from core.settings import (
     DEFAULT_TUPLES,
     MASTER,

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.model import Scenario, parse_scenario
 from core.placement import SchedulerError
-from core.schedulers import SCHEDULERS, feed, get_scheduler, run_spec
+from core.registry import SCHEDULERS, feed, get_scheduler, run_spec
 from core.settings import SettingsError  # noqa: F401  (its home is core.settings; old imports)
 from core.simulator import simulate
 

@@ -8,7 +8,7 @@ from typing import Any
 from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks, processing_speed
 from core.metrics import placement_metrics
 from core.model import Scenario
-from core.schedulers import Schedule
+from core.registry import Schedule
 from core.topology import build_graph, index_of
 
 

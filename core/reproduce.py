@@ -31,7 +31,7 @@ from typing import Any
 from core.claims import CLAIMS, PAPERS, Claim
 from core.model import Cluster, Scenario, with_changes
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, run_scheduler
+from core.registry import SCHEDULERS, run_scheduler
 from core.simulator import analyze, simulate
 
 TRACE_TUPLES = 20_000  # spout tuples per latency trace: p99 within a few percent

@@ -24,7 +24,7 @@ from typing import Any
 
 from core.metrics import PlacementChanges, placement_changes
 from core.model import Scenario, ScenarioError, with_changes
-from core.schedulers import Schedule, feed, get_scheduler, run_scheduler
+from core.registry import Schedule, feed, get_scheduler, run_scheduler
 from core.schedulers import even as even_scheduler
 from core.schedulers.base import Outcome
 

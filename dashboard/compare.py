@@ -15,7 +15,7 @@ from dash import Input, Output, callback, dcc, html
 from dash.exceptions import PreventUpdate
 
 from core.metrics import PlacementChanges, placement_changes
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
 from dashboard.ranking import FIGURES, Standing, standing

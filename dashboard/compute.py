@@ -40,18 +40,18 @@ from typing import Any
 
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
-from core.schedulers import (
-    PAPERS,
+from core.registry import (
+    PAPER_SCHEDULERS,
     SCHEDULERS,
     Schedule,
     SchedulerError,
     get_scheduler,
     resolve_params,
     run_scheduler,
-    slotscope,
     with_observations,
 )
 from core.schedulers.base import run_spec
+from core.search import slotscope
 from core.simulator import Analysis, analyze
 from core.topology import TopologyGraph, build_graph
 
@@ -190,7 +190,7 @@ def starting_placement(text: str, scheduler: str) -> Schedule | None:
 
 def starting_placements(text: str) -> dict[str, Schedule]:
     """Every paper scheduler's successful placement (:func:`starting_placement`)."""
-    starts = {sid: starting_placement(text, sid) for sid in PAPERS}
+    starts = {sid: starting_placement(text, sid) for sid in PAPER_SCHEDULERS}
     return {sid: s for sid, s in starts.items() if s is not None}
 
 
@@ -198,7 +198,7 @@ def _slotscope_from_page(text: str) -> Callable[[Scenario, Mapping[str, Any]], A
     """``slotscope``'s search with a mapper that answers its starting tasks from the memo.
 
     Each task names a paper scheduler and carries the scenario ``text`` parses to;
-    the answer is what :func:`core.schedulers.slotscope.start_task` would return.
+    the answer is what :func:`core.search.slotscope.start_task` would return.
     """
 
     def mapper(func: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:

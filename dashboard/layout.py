@@ -19,7 +19,7 @@ from flask import current_app, has_request_context, request
 
 from core.model import Scenario, validate_scenario
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from dashboard import charts, editors, ids, jobs, panels, papers, registry, scenario_bar
 from dashboard.rows import scenario_rows
 from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query

@@ -16,7 +16,7 @@ from typing import Any
 from dash import ALL, Input, Output, State, callback, no_update
 from dash.exceptions import PreventUpdate
 
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from dashboard import compare, ids
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import map_stylesheet, moved_styles

@@ -17,7 +17,7 @@ import dash_cytoscape as cyto
 from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of

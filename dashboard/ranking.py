@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from dash import Input, Output, callback, html
 from dash.exceptions import PreventUpdate
 
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
 

@@ -1,6 +1,6 @@
 """The scheduler registry as the dashboard sees it: selection, defaults, colours.
 
-Everything iterates ``core.schedulers.SCHEDULERS``: a scheduler that lands in
+Everything iterates ``core.registry.SCHEDULERS``: a scheduler that lands in
 the registry appears in the picker, the panels and the charts without a
 change here.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.schedulers import SCHEDULERS, Param, SchedulerError, get_scheduler
+from core.registry import SCHEDULERS, Param, SchedulerError, get_scheduler
 from dashboard.colors import scheduler_colors
 
 # Exhaustive search takes seconds to hours: not a default for a refresh on every edit.

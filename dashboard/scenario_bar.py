@@ -14,7 +14,7 @@ from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
 from core.model import MAX_SCENARIO_BYTES, ScenarioError
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, SchedulerError
+from core.registry import SCHEDULERS, SchedulerError
 from dashboard import ids, importer, registry, simulate
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import (

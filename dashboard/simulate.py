@@ -14,7 +14,7 @@ from typing import Any
 from dash import Input, Output, State, callback, dcc, html, no_update
 from flask import current_app
 
-from core.schedulers import SCHEDULERS
+from core.registry import SCHEDULERS
 from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES, Settings, SettingsError, check_rate
 from dashboard import ids
 from dashboard.compute import canonical, scenario_of

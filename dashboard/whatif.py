@@ -19,7 +19,7 @@ from dash import ALL, Input, Output, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.model import ScenarioError
-from core.schedulers import SCHEDULERS, SchedulerError
+from core.registry import SCHEDULERS, SchedulerError
 from core.simulator import analyze
 from core.whatif import Failure, failover
 from dashboard import ids

@@ -12,7 +12,7 @@ from core.comparison import (
     scheduler_list,
 )
 from core.presets import preset
-from core.schedulers import SCHEDULERS, SchedulerError, feed, run_scheduler
+from core.registry import SCHEDULERS, SchedulerError, feed, run_scheduler
 from core.simulator import observe, simulate
 
 

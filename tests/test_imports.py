@@ -18,7 +18,7 @@ PACKAGES = ("core", "dashboard")
 # Function-level imports allowed, each for a heavy optional part loaded only when used:
 # (importing module, imported module).
 ALLOWED_LATE_IMPORTS = {
-    ("core.schedulers.optimal", "core.schedulers.cpsat"),  # OR-Tools, ~1 s, only to solve
+    ("core.search.optimal", "core.search.cpsat"),  # OR-Tools, ~1 s, only to solve
     ("core.spark", "pyspark.sql"),  # the JVM's Python side, only when a session starts
 }
 
@@ -101,10 +101,11 @@ def _loaded_by(name: str) -> set[str]:
 
 def test_the_graph_sees_the_known_edges():
     graph = import_graph()
-    assert graph.has_edge("core.comparison", "core.schedulers")
-    assert graph.has_edge("core.schedulers", "core.schedulers.papers")
+    assert graph.has_edge("core.comparison", "core.registry")
+    assert graph.has_edge("core.registry", "core.schedulers")
+    assert graph.has_edge("core.registry", "core.search.slotscope")
     assert graph.has_edge("core.cli", "core.spark")
-    assert {"core.placement", "core.schedulers.papers", "dashboard.app"} <= set(modules())
+    assert {"core.placement", "core.schedulers", "core.search", "dashboard.app"} <= set(modules())
 
 
 def test_no_import_cycles():
@@ -113,15 +114,15 @@ def test_no_import_cycles():
 
 
 def test_a_submodule_importing_its_package_back_is_a_cycle():
-    # core/schedulers/__init__.py imports optimal (fine); optimal importing a name
-    # of the package's __init__ would close a circle, a submodule of it would not
-    [(back, _)] = _imports("core.schedulers.optimal", "from core.schedulers import SCHEDULERS")
-    [(sub, _)] = _imports("core.schedulers.optimal", "from core.schedulers import base")
-    [(rel, _)] = _imports("core.schedulers.optimal", "from . import cpsat")
-    assert (back, sub, rel) == ("core.schedulers", "core.schedulers.base", "core.schedulers.cpsat")
+    # core/schedulers/__init__.py imports even (fine); even importing a name of the
+    # package's __init__ would close a circle, a submodule of it would not
+    [(back, _)] = _imports("core.schedulers.even", "from core.schedulers import PAPER_SCHEDULERS")
+    [(sub, _)] = _imports("core.schedulers.even", "from core.schedulers import base")
+    [(rel, _)] = _imports("core.search.optimal", "from . import cpsat")
+    assert (back, sub, rel) == ("core.schedulers", "core.schedulers.base", "core.search.cpsat")
     graph = import_graph().copy()
-    graph.add_edge("core.schedulers.optimal", back)
-    assert ["core.schedulers", "core.schedulers.optimal"] in map(sorted, nx.simple_cycles(graph))
+    graph.add_edge("core.schedulers.even", back)
+    assert ["core.schedulers", "core.schedulers.even"] in map(sorted, nx.simple_cycles(graph))
 
 
 def test_model_imports_nothing_of_the_project():
@@ -137,16 +138,25 @@ def test_placement_types_are_the_ground_floor():
 
 
 def test_simulator_and_metrics_import_nothing_above_them():
-    above = ("core.schedulers", "core.comparison", "core.spark", "core.cli")
+    above = (
+        "core.schedulers",
+        "core.search",
+        "core.registry",
+        "core.comparison",
+        "core.spark",
+        "core.cli",
+    )
     for name in [m for m in modules() if m.startswith("core.simulator")] + ["core.metrics"]:
         loaded = _loaded_by(name)
         assert not {m for m in loaded if m.startswith(above)}, name
 
 
 def test_paper_schedulers_and_searches_sit_below_the_registry():
-    for name in ("core.schedulers.papers", "core.schedulers.optimal", "core.schedulers.slotscope"):
+    for name in ("core.schedulers", "core.search.optimal", "core.search.slotscope"):
         assert "core.comparison" not in _loaded_by(name)
-        assert "core.schedulers" not in nx.descendants(import_graph(), name)
+        assert "core.registry" not in _loaded_by(name)
+    # the paper schedulers know nothing of the searches
+    assert not {m for m in _loaded_by("core.schedulers") if m.startswith("core.search")}
 
 
 def test_core_never_imports_the_dashboard():

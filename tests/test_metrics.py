@@ -4,7 +4,7 @@ import pytest
 
 from core.metrics import cohesion_coupling, edge_locality, placement_metrics
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.topology import build_graph
 
 

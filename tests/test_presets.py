@@ -14,7 +14,7 @@ from core.presets import PRESETS, TABLE_4, TABLE_5, TOP_STORM_CONFIGS, preset, p
 from core.presets.lf import LF_SHAPES
 from core.presets.nasiri import SIMULATOR_ROWS
 from core.presets.top_storm import host_hardware
-from core.schedulers import SCHEDULERS, SchedulerError, Status, run_scheduler
+from core.registry import SCHEDULERS, SchedulerError, Status, run_scheduler
 from core.topology import build_graph
 
 NAMES = list(PRESETS)

@@ -103,7 +103,7 @@ def test_claim_is_reproduced_within_its_band(claim):
 
 
 def test_a_same_graph_baseline_places_the_subjects_instance_counts():
-    from core.schedulers import run_scheduler
+    from core.registry import run_scheduler
 
     counts = run_scheduler(preset("nasiri-linear"), "hetero").parallelism
     assert counts["high"] > 1  # hetero scales the bottleneck out; the preset has 1

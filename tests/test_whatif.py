@@ -3,7 +3,7 @@
 import pytest
 
 from core.model import ScenarioError
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.whatif import Failure, failover, without_node, without_slot
 
 

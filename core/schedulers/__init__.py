@@ -1,67 +1,62 @@
-"""The scheduler registry: one literal dict, one public entry point.
+"""The schedulers from the papers, and the runtime observations some of them read.
 
-It sits above everything it lists: the paper schedulers
-(:mod:`core.schedulers.papers`) and the searches that start from them or
-score placements (``optimal``, ``slotscope``), which take the task mapper as
-an argument and never run a job themselves.
+Each module here is one paper's scheduler (``even.py`` is the model file),
+each a pure function of (scenario, params): a scenario carries its runtime
+observations. :data:`PAPER_SCHEDULERS` lists them in the order comparisons
+show them. The searches (:mod:`core.search`) sit above and start from them;
+the full registry, :mod:`core.registry`, sits above both.
 
->>> list(SCHEDULERS)[0]
-'even'
+>>> list(PAPER_SCHEDULERS)[:3]
+['even', 'rstorm', 'aniello-offline']
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import core.schedulers.aniello_offline as aniello_offline
+import core.schedulers.aniello_online as aniello_online
+import core.schedulers.even as even
+import core.schedulers.hetero as hetero
+import core.schedulers.lf as lf
+import core.schedulers.rstorm as rstorm
+import core.schedulers.top_storm as top_storm
+import core.schedulers.toss as toss
+from core.model import Scenario, with_changes
+from core.placement import Schedule
+from core.schedulers.base import SchedulerSpec, run_spec
+from core.simulator import observe
 
-from core.model import Scenario
-from core.placement import Assignment, Outcome, Schedule, SchedulerError, Status
-from core.schedulers import optimal, slotscope
-from core.schedulers.base import Param, SchedulerSpec, resolve_params, run_spec
-from core.schedulers.papers import PAPERS, feed, with_observations
-
-# the paper schedulers (in the order comparisons list them), then the searches
-SCHEDULERS: dict[str, SchedulerSpec] = {
-    **PAPERS,
-    "optimal": optimal.SPEC,
-    "slotscope": slotscope.SPEC,
+PAPER_SCHEDULERS: dict[str, SchedulerSpec] = {
+    "even": even.SPEC,
+    "rstorm": rstorm.SPEC,
+    "aniello-offline": aniello_offline.SPEC,
+    "aniello-online": aniello_online.SPEC,
+    "toss": toss.SPEC,
+    "top-storm": top_storm.SPEC,
+    "lf": lf.SPEC,
+    "hetero": hetero.SPEC,
 }
 
-__all__ = [
-    "PAPERS",
-    "SCHEDULERS",
-    "Assignment",
-    "Outcome",
-    "Param",
-    "Schedule",
-    "SchedulerError",
-    "SchedulerSpec",
-    "Status",
-    "feed",
-    "get_scheduler",
-    "resolve_params",
-    "run_scheduler",
-    "with_observations",
-]
 
+def with_observations(
+    scenario: Scenario, rate: float, running: str, current: Schedule | None = None
+) -> Scenario:
+    """The scenario with runtime observations from simulating ``running``'s placement
+    (``current`` when the caller has it already, e.g. the dashboard's memo).
 
-def get_scheduler(scheduler_id: str) -> SchedulerSpec:
-    """The registry entry for an id; an unknown id lists the valid ones."""
-    try:
-        return SCHEDULERS[scheduler_id]
-    except KeyError:
-        valid = ", ".join(SCHEDULERS)
-        raise SchedulerError(f"unknown scheduler '{scheduler_id}' (valid: {valid})") from None
-
-
-def run_scheduler(
-    scenario: Scenario, scheduler_id: str, params: Mapping[str, Any] | None = None
-) -> Schedule:
-    """Run one scheduler on a validated scenario.
-
-    Raises
-    ------
-    SchedulerError
-        Unknown scheduler or parameter, or a parameter out of range.
+    A scenario that has observed traffic already is returned as it is.
     """
-    return run_spec(get_scheduler(scheduler_id), scenario, params)
+    if scenario.observations is not None and scenario.observations.traffic:
+        return scenario
+    current = current or run_spec(PAPER_SCHEDULERS[running], scenario)
+    return with_changes(scenario, observations=observe(scenario, current, rate))
+
+
+def feed(
+    scenario: Scenario, spec: SchedulerSpec, rate: float, current: Schedule | None = None
+) -> Scenario:
+    """The scenario ``spec`` schedules: fed observations of its ``running_placement``
+    when it has one (TOSS is not fed: its node workload is other topologies' load,
+    0 here, unless the scenario gives background load)."""
+    if spec.running_placement is None:
+        return scenario
+    return with_observations(scenario, rate, spec.running_placement, current)

@@ -18,7 +18,7 @@ directly.
 Examples
 --------
 >>> from core.presets import preset
->>> from core.schedulers import run_scheduler
+>>> from core.registry import run_scheduler
 >>> sc = preset("lf-linear")
 >>> row = simulate(sc, run_scheduler(sc, "even"), rate=500.0, tuples=2000)
 >>> row["throughput"], row["saturated"], row["nodes_used"]

@@ -96,7 +96,7 @@ class Evaluator:
     Examples
     --------
     >>> from core.presets import preset
-    >>> from core.schedulers import run_scheduler
+    >>> from core.registry import run_scheduler
     >>> sc = preset("lf-linear")
     >>> ev = Evaluator(sc)
     >>> slots = ev.encode(run_scheduler(sc, "even").placement())

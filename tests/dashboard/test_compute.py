@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.presets import preset
-from core.schedulers import PAPERS, run_scheduler, with_observations
+from core.registry import PAPER_SCHEDULERS, run_scheduler, with_observations
 from core.simulator import observe
 from dashboard import compute
 
@@ -77,7 +77,7 @@ def test_aniello_online_is_observed_again_at_another_rate(lf_diamond):
 def test_starting_placements_are_the_page_s_paper_placements(lf_diamond):
     text, rate = lf_diamond
     starts = compute.starting_placements(text)
-    assert set(starts) == set(PAPERS)
+    assert set(starts) == set(PAPER_SCHEDULERS)
     assert starts["lf"] is compute.evaluate(text, "lf", "{}", rate).schedule
     assert starts["aniello-online"] is compute.evaluate(text, "aniello-online", "{}", rate).schedule
     assert all(s.ok for s in starts.values())
@@ -87,10 +87,10 @@ def test_starting_placements_are_the_page_s_paper_placements(lf_diamond):
 def test_slotscope_starts_from_the_page_s_placements_and_places_the_same(lf_diamond, params):
     text, rate = lf_diamond
     search = compute.evaluate(text, "slotscope", params, rate).schedule
-    for sid in PAPERS:
+    for sid in PAPER_SCHEDULERS:
         compute.evaluate(text, sid, "{}", rate)
     # every paper scheduler once (shared with its panel), slotscope once
-    assert compute.placed.cache_info().misses == len(PAPERS) + 1
+    assert compute.placed.cache_info().misses == len(PAPER_SCHEDULERS) + 1
     alone = run_scheduler(compute.scenario_of(text), "slotscope", json.loads(params))
     assert search.placement() == alone.placement()
     assert search.parallelism == alone.parallelism

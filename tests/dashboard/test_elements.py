@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.topology import build_graph
 from dashboard.colors import component_colors
 from dashboard.elements import (

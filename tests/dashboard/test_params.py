@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from dash import no_update
 
-from core.schedulers import SCHEDULERS, SchedulerError
+from core.registry import SCHEDULERS, SchedulerError
 from dashboard.registry import default_params, default_selection, params_for, parse_param
 from dashboard.scenario_bar import apply_params, params_area
 

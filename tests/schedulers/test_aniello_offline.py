@@ -3,7 +3,7 @@
 import pytest
 
 from core.model import validate_scenario
-from core.schedulers import SchedulerError, run_scheduler
+from core.registry import SchedulerError, run_scheduler
 from core.schedulers.aniello_offline import deal_workers, executors_per_worker
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from core.model import validate_scenario
-from core.schedulers import SchedulerError, run_scheduler
+from core.registry import SchedulerError, run_scheduler
 
 GHZ = 2.0  # 2 cores x 2 GHz per node -> capacity 4e9 Hz at capacity_factor 1
 

@@ -4,7 +4,7 @@ import pytest
 
 import core.schedulers.aniello_packing as packing
 from core.presets import preset
-from core.schedulers import run_scheduler, with_observations
+from core.registry import run_scheduler, with_observations
 
 
 def _adds():

@@ -1,6 +1,6 @@
 """Storm's default EvenScheduler: slot interleaving and task-id order."""
 
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.schedulers.base import sort_slots
 
 

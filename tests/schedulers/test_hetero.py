@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.model import validate_scenario
-from core.schedulers import SchedulerError, Status, run_scheduler
+from core.registry import SchedulerError, Status, run_scheduler
 from core.schedulers.hetero import MAX_RATE
 
 ONE_CORE = {"cores": 1, "ghz": 3.0, "slots": 1}  # 3 GHz x 16 FLOPs = the reference core

@@ -4,7 +4,7 @@ import pytest
 
 from core.metrics import schedule_metrics
 from core.presets import preset
-from core.schedulers import SchedulerError, run_scheduler
+from core.registry import SchedulerError, run_scheduler
 from core.topology import build_graph
 
 

@@ -1,7 +1,7 @@
 """Properties every registered scheduler keeps, on random DAGs and clusters.
 
 The registry is read when the tests are collected, so a scheduler added to
-``core.schedulers.SCHEDULERS`` is covered without touching this file.
+``core.registry.SCHEDULERS`` is covered without touching this file.
 """
 
 import pytest
@@ -9,7 +9,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from core.model import GROUPINGS, validate_scenario
-from core.schedulers import SCHEDULERS, SchedulerError, Status, run_scheduler
+from core.registry import SCHEDULERS, SchedulerError, Status, run_scheduler
 from core.topology import build_graph, component_of
 
 # Schedulers allowed to answer "not enough resources" on a cluster with enough slots

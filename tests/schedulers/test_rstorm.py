@@ -3,7 +3,7 @@
 from collections import Counter
 
 from core.model import validate_scenario
-from core.schedulers import Status, run_scheduler
+from core.registry import Status, run_scheduler
 from core.schedulers.rstorm import component_ranking, task_order
 from core.topology import build_graph
 

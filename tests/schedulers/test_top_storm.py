@@ -6,7 +6,7 @@ import pytest
 
 from core.hardware import computation_power
 from core.model import validate_scenario
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.schedulers.top_storm import group_executors
 from core.topology import build_graph
 

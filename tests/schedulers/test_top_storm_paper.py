@@ -1,7 +1,7 @@
 """TOP-Storm and Storm's even on the paper's WordCount configuration 1, by hand."""
 
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.schedulers.top_storm import group_executors
 from core.topology import build_graph
 

@@ -7,7 +7,7 @@ import pytest
 from core.comparison import at_rate
 from core.model import validate_scenario
 from core.presets import preset
-from core.schedulers import SchedulerError, Status, run_scheduler
+from core.registry import SchedulerError, Status, run_scheduler
 from core.schedulers.toss import expected_rates, group_sizes
 from core.topology import build_graph
 

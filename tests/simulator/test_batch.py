@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator.capacity import Evaluator
 
 PRESETS = (

@@ -5,7 +5,7 @@ import pytest
 from sim_builders import make, manual, wordcount_data
 
 from core.model import validate_scenario, with_changes
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator import Evaluator, analyze
 
 SPOUT_BOLT = [

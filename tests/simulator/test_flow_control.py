@@ -9,7 +9,7 @@ from window_oracle import window_latencies
 
 import core.simulator as simulator
 from core.model import validate_scenario
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator import Evaluator, analyze, simulate
 from core.simulator.plan import trace_plan
 from core.simulator.trace import run_trace

@@ -5,7 +5,7 @@ import pytest
 
 from core.model import validate_scenario
 from core.presets import preset
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator.capacity import Evaluator
 from core.simulator.flows import heaviest_flows
 from core.simulator.rates import executor_flows

@@ -8,7 +8,7 @@ import pytest
 from core.hardware import core_speed
 from core.model import validate_scenario
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, run_scheduler
+from core.registry import SCHEDULERS, run_scheduler
 from core.simulator import analyze, simulate
 
 

@@ -36,7 +36,7 @@ def test_acker_gets_one_ack_per_tuple_processed_by_every_component(wordcount_ack
 
 def test_unreliable_spouts_leave_the_ackers_idle_but_placed(wordcount_acked):
     from core.model import with_changes
-    from core.schedulers import run_scheduler
+    from core.registry import run_scheduler
     from core.simulator import Evaluator, analyze
     from core.simulator.plan import trace_plan
     from core.simulator.trace import run_trace

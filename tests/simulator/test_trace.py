@@ -5,7 +5,7 @@ import pytest
 from event_oracle import event_latencies
 from sim_builders import NO_IDLE_SLEEP, make, manual
 
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator import Evaluator, analyze, simulate
 from core.simulator.plan import trace_plan
 from core.simulator.trace import fifo_departures, run_trace, walk

@@ -7,7 +7,7 @@ import pytest
 from sim_builders import make, manual
 
 from core.model import Observations
-from core.schedulers import run_scheduler
+from core.registry import run_scheduler
 from core.simulator import (
     MAX_TUPLES,
     MIN_TUPLES,

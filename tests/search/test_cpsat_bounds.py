@@ -7,8 +7,9 @@ import pytest
 
 from core.model import validate_scenario
 from core.presets import preset
-from core.schedulers import cpsat_counts, run_scheduler
-from core.schedulers.cpsat_bounds import (
+from core.registry import run_scheduler
+from core.search import cpsat_counts
+from core.search.cpsat_bounds import (
     clique_number,
     compute_load,
     max_square_sum,

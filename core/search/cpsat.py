@@ -40,8 +40,8 @@ whole stream either way, and its senders serialise exactly the tuples that
 leave their worker: shuffle). Other local-or-shuffle streams are modelled
 as shuffle (their rates move with the placement, which no linear model
 holds); the result says so (``exact=False``), the solver's bound proves
-nothing for them, and :mod:`core.schedulers.optimal` prints the compute
-bound of :mod:`core.schedulers.cpsat_bounds` instead (an upper bound valid
+nothing for them, and :mod:`core.search.optimal` prints the compute
+bound of :mod:`core.search.cpsat_bounds` instead (an upper bound valid
 for every placement, not an exact model). Coefficients
 are rounded to integers at ``SCALE`` (relative error ~1e-6 on the loads);
 the chosen placement is always re-scored with the :class:`Evaluator`.
@@ -68,7 +68,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_counts import (
+from core.search.cpsat_counts import (
     FIXED_SCALE,
     Solution,
     analytic_bound,
@@ -76,7 +76,7 @@ from core.schedulers.cpsat_counts import (
     run_model,
     shuffle_exact,
 )
-from core.schedulers.cpsat_counts import solve as solve_counts
+from core.search.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from core.presets import preset
-from core.schedulers.enumeration import greedy_placement
-from core.schedulers.polish import improve, load_profile
+from core.search.enumeration import greedy_placement
+from core.search.polish import improve, load_profile
 from core.simulator.capacity import Evaluator
 
 

@@ -35,7 +35,7 @@ parallelism count (as every paper scheduler but ``hetero`` does);
 ``choose_parallelism=true`` lets it start from ``hetero``'s plan, and the
 outcome then carries the parallelism it chose.
 
-Checked against the CP-SAT optimum (:mod:`core.schedulers.cpsat`): R* within
+Checked against the CP-SAT optimum (:mod:`core.search.cpsat`): R* within
 2% on every preset where the optimum is proven (``python -m bench optimal``).
 """
 
@@ -51,9 +51,9 @@ import numpy as np
 from core.hardware import computation_power
 from core.model import Scenario, parse_scenario
 from core.placement import Outcome, Schedule, assignment
+from core.schedulers import PAPER_SCHEDULERS, feed
 from core.schedulers.base import Param, SchedulerSpec, run_spec
-from core.schedulers.enumeration import score_key
-from core.schedulers.papers import PAPERS, feed
+from core.search.enumeration import score_key
 from core.simulator.capacity import Evaluator
 from core.topology import build_graph
 
@@ -74,7 +74,7 @@ Candidate = tuple[Any, tuple[tuple[int, int], ...]]
 
 def start_task(task: Mapping[str, Any]) -> dict[str, Any] | None:
     """One starting point (a task): a paper scheduler's schedule as plain JSON, or None."""
-    spec = PAPERS[task["scheduler"]]
+    spec = PAPER_SCHEDULERS[task["scheduler"]]
     scenario = parse_scenario(task["scenario"])
     result = run_spec(spec, feed(scenario, spec, scenario.workload.rate))
     return result.to_dict() if result.ok else None
@@ -87,7 +87,11 @@ def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
     Without ``choose_parallelism``, only those that keep the user's parallelism.
     """
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
-    ids = [sid for sid, spec in PAPERS.items() if choose_parallelism or spec.keeps_parallelism]
+    ids = [
+        sid
+        for sid, spec in PAPER_SCHEDULERS.items()
+        if choose_parallelism or spec.keeps_parallelism
+    ]
     asked = dict(build_graph(scenario).parallelism)
     for sid, shipped in zip(
         ids, mapper(start_task, [{"scenario": text, "scheduler": s} for s in ids]), strict=True

@@ -7,21 +7,21 @@ found. Ranking by R* rather than by throughput at the offered rate keeps
 candidates apart below saturation, where every placement carries the rate.
 
 ``method=cpsat`` (default): the placement is a CP-SAT model maximising R*
-(:mod:`core.schedulers.cpsat`, exact for the analytic capacity bounds), run
+(:mod:`core.search.cpsat`, exact for the analytic capacity bounds), run
 for at most ``time_limit`` seconds; ``details`` carries the solver status,
 the proven bound on R* and the gap to it. Above 60 executors, when every
 component's executors are interchangeable, the model counts executors per
-node instead (:mod:`core.schedulers.cpsat_counts`); the first decision says
+node instead (:mod:`core.search.cpsat_counts`); the first decision says
 which model ran. The bound is the solver's or, when tighter, the bound from
-the serialisation no placement avoids (:mod:`core.schedulers.cpsat_bounds`);
+the serialisation no placement avoids (:mod:`core.search.cpsat_bounds`);
 a placement that reaches that bound is proven optimal whatever the solver
 status. With local-or-shuffle streams the model relaxes them to shuffle, so
 its own bound proves nothing: the greedy start and slotscope's placement
 (the best of the paper schedulers, improved) compete with the model's, and
-the bound printed is the compute bound of :mod:`core.schedulers.cpsat_bounds`,
+the bound printed is the compute bound of :mod:`core.search.cpsat_bounds`,
 valid for every placement (an upper bound, not an exact model of
 local-or-shuffle). Unless the model proved its optimum, each candidate then
-goes through the local search of :mod:`core.schedulers.polish` (moves
+goes through the local search of :mod:`core.search.polish` (moves
 re-scored exactly) in the time left, and the best is kept. ``method=enumerate``: every
 placement of the executors onto at most W worker slots is scored (the
 small-case cross-check of the CP-SAT model). With ``search_parallelism``
@@ -72,7 +72,7 @@ import numpy as np
 from core.model import Scenario
 from core.placement import Outcome, SchedulerError, Status, assignment
 from core.schedulers.base import Param, SchedulerSpec, run_spec
-from core.schedulers.enumeration import (
+from core.search.enumeration import (
     Space,
     chunk_tasks,
     greedy_placement,
@@ -82,8 +82,8 @@ from core.schedulers.enumeration import (
     search_chunk,
     user_components,
 )
-from core.schedulers.polish import improve
-from core.schedulers.slotscope import SPEC as SLOTSCOPE
+from core.search.polish import improve
+from core.search.slotscope import SPEC as SLOTSCOPE
 from core.simulator.capacity import Evaluator
 
 __all__ = [
@@ -161,7 +161,7 @@ def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]
 
 def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     """One CP-SAT solve (a task: plain JSON in, plain JSON out)."""
-    from core.schedulers import cpsat  # loads OR-Tools (~1 s): only when a task solves
+    from core.search import cpsat  # loads OR-Tools (~1 s): only when a task solves
 
     began = time.perf_counter()
     limit_s = float(task["time_limit"])

@@ -5,8 +5,8 @@ import pytest
 from test_optimal import key_of, small
 
 from core.presets import PRESETS, preset
-from core.schedulers import SCHEDULERS, feed, run_scheduler
-from core.schedulers.optimal import score_key
+from core.registry import SCHEDULERS, feed, run_scheduler
+from core.search.optimal import score_key
 from core.simulator.capacity import Evaluator
 
 OTHERS = [s for s in SCHEDULERS if s not in ("optimal", "slotscope")]
@@ -90,7 +90,7 @@ def test_keeps_the_users_parallelism_unless_asked():
     [("wordcount", {}), ("top-storm-wordcount-s3-w4", {}), ("lf-diamond", {"budget": 57})],
 )
 def test_batched_search_takes_the_same_steps_as_one_score_at_a_time(name, params, monkeypatch):
-    from core.schedulers import slotscope
+    from core.search import slotscope
 
     sc = preset(name)
     batched = run_scheduler(sc, "slotscope", params)
@@ -106,7 +106,7 @@ def _search_from_even(name: str, budget: int):
     """slotscope's local search run from ``even``'s placement of a preset."""
 
     from core.hardware import computation_power
-    from core.schedulers.slotscope import _Search
+    from core.search.slotscope import _Search
 
     sc = preset(name)
     ev = Evaluator(sc)

@@ -3,9 +3,9 @@
 Every placement of the executors onto at most W worker slots (or every
 instance-count vector, ``search_parallelism``) is scored with the analytic
 model; :func:`search_chunk` scores one chunk (one task of the mapper
-``core.schedulers.optimal.search`` is given). Symmetry breaking and the
+``core.search.optimal.search`` is given). Symmetry breaking and the
 greedy placement of an instance vector are described in
-:mod:`core.schedulers.optimal`.
+:mod:`core.search.optimal`.
 
 References
 ----------

@@ -4,7 +4,7 @@ The CP-SAT count model's own bound is weak at high parallelism: the linear
 relaxation of the products N[c, n] N[d, n] lets every stream pair share a
 worker, so only compute is left to bound R*. The bounds here charge the
 serialisation that no placement can avoid, and hold for the analytic model
-(:mod:`core.simulator.capacity`) itself, so :mod:`core.schedulers.optimal`
+(:mod:`core.simulator.capacity`) itself, so :mod:`core.search.optimal`
 may print them beside the solver's.
 
 Notation (per unit of offered rate R): component c with p_c executors,

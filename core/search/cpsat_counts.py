@@ -6,7 +6,7 @@ all of another's, with equal shares: shuffle, all, fields with equal key
 mass, local-or-shuffle relaxed as shuffle), a placement is fixed up to
 symmetry by how many executors of each component sit in each slot. This
 model has counts as variables instead of the per-executor booleans of
-:mod:`core.schedulers.cpsat`, so it stays small on hundreds of executors.
+:mod:`core.search.cpsat`, so it stays small on hundreds of executors.
 
 One worker per node is enough. Moving all of a node's executors into one of
 its slots raises no load: a thread's serialisation falls (more of its
@@ -45,11 +45,11 @@ ordered by the first component's count. Counts decode in executor order
 
 The solver's own bound is weak on the x10 presets (the products' linear
 relaxation lets every pair share a worker). Given a start placement, the
-model gets the serialisation cut of :mod:`core.schedulers.cpsat_bounds`
+model gets the serialisation cut of :mod:`core.search.cpsat_bounds`
 (L at most the start's load, and per node the pairs' savings at most
 mu' lim_ub C_n times its weighted compute), which never removes the
 optimum; :func:`analytic_bound` is that module's bound for the scenario,
-which :mod:`core.schedulers.optimal` prints when tighter than the solver's.
+which :mod:`core.search.optimal` prints when tighter than the solver's.
 
 References
 ----------
@@ -66,7 +66,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from core.model import Scenario
-from core.schedulers.cpsat_bounds import FIXED_SCALE, cut_savings, least_load, start_load
+from core.search.cpsat_bounds import FIXED_SCALE, cut_savings, least_load, start_load
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import (
     BITS_PER_BYTE,
@@ -77,7 +77,7 @@ from core.simulator.costs import (
 )
 from core.simulator.rates import unit_rates
 
-SCALE_TOP = 10**7  # as core.schedulers.cpsat: the largest load in integer units
+SCALE_TOP = 10**7  # as core.search.cpsat: the largest load in integer units
 LARGE = 60  # executors above which the per-executor model is too large to solve
 
 
@@ -90,7 +90,7 @@ class Solution:
     ``status`` "optimal", "feasible" or "unknown"; ``exact`` False when the
     model relaxes a placement-dependent grouping (local-or-shuffle);
     ``model`` "per-executor" (this module) or "counts"
-    (:mod:`core.schedulers.cpsat_counts`).
+    (:mod:`core.search.cpsat_counts`).
     """
 
     slots: np.ndarray | None
@@ -169,7 +169,7 @@ def solve(
     """Maximise R* over executor counts per slot (see module doc).
 
     Same parameters and result (:class:`Solution`) as
-    :func:`core.schedulers.cpsat.solve`; raises ValueError when the
+    :func:`core.search.cpsat.solve`; raises ValueError when the
     executors of some component are not interchangeable.
     """
     table = ev.table
@@ -291,7 +291,7 @@ def solve(
 def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
     """An upper bound on R* (tuples/s) that holds for every placement of ``ev``.
 
-    The serialisation bound of :mod:`core.schedulers.cpsat_bounds` when the
+    The serialisation bound of :mod:`core.search.cpsat_bounds` when the
     executors are interchangeable and no stream is local-or-shuffle, else its
     compute bound (valid for local-or-shuffle too).
     """

@@ -7,8 +7,8 @@ import pytest
 
 from core.model import validate_scenario
 from core.presets import preset
-from core.schedulers import SchedulerError, get_scheduler, resolve_params, run_scheduler
-from core.schedulers.optimal import (
+from core.registry import SchedulerError, get_scheduler, resolve_params, run_scheduler
+from core.search.optimal import (
     Space,
     greedy_placement,
     instance_vectors,

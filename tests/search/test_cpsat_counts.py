@@ -7,7 +7,8 @@ import pytest
 
 from core.model import validate_scenario
 from core.presets import preset
-from core.schedulers import cpsat, cpsat_counts, run_scheduler
+from core.registry import run_scheduler
+from core.search import cpsat, cpsat_counts
 from core.simulator.capacity import Evaluator
 
 
