@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from core.presets.top_storm import preset_name
+
 PAPERS = {
     "top-storm": "Muhammad, Aleem, Islam. TOP-Storm. Cluster Computing 2021",
     "lf": "Son, Moon. Locality/Fairness-aware scheduling. Electronics 2020",
@@ -93,15 +95,6 @@ def _exact(cid, paper, text, source, measure, preset, subject, value) -> Claim:
     return Claim(cid, paper, text, source, measure, (preset,), subject, None, value, (value, value))
 
 
-# TOP-Storm, Table 5: configuration -> (slots per node, slots required W).
-TOP_STORM_CONFIGS = {1: (5, 5), 2: (4, 5), 3: (3, 5), 4: (4, 4), 5: (3, 4), 6: (3, 3)}
-
-
-def top_storm_preset(topology: str, config: int) -> str:
-    slots, workers = TOP_STORM_CONFIGS[config]
-    return f"top-storm-{topology}-s{slots}-w{workers}"
-
-
 def _top_storm() -> list[Claim]:
     claims = []
     # Sec. 6.1, Fig. 9 (WordCount) and Fig. 16 (Exclamation): average throughput
@@ -122,7 +115,7 @@ def _top_storm() -> list[Claim]:
                     f"throughput is {gain}% above the default scheduler's",
                     f"Sec. 6.1, {figure[topo]}",
                     "throughput_gain",
-                    top_storm_preset(topo, config),
+                    preset_name(topo, config),
                     "top-storm",
                     "even",
                     float(gain),
@@ -145,7 +138,7 @@ def _top_storm() -> list[Claim]:
                     "the 5 supervisor nodes",
                     f"Sec. 6.1, {figure[topo]}",
                     "nodes_used",
-                    top_storm_preset(topo, config),
+                    preset_name(topo, config),
                     "top-storm",
                     float(count),
                 )
@@ -158,7 +151,7 @@ def _top_storm() -> list[Claim]:
             "is 11% above R-Storm's",
             "Sec. 6.2, Fig. 16",
             "throughput_gain",
-            top_storm_preset("exclamation", 6),
+            preset_name("exclamation", 6),
             "top-storm",
             "rstorm",
             11.0,
@@ -171,7 +164,7 @@ def _top_storm() -> list[Claim]:
             "WordCount: TOP-Storm reaches R-Storm's throughput with 5% less memory",
             "Sec. 7",
             "memory_change",
-            top_storm_preset("wordcount", 1),
+            preset_name("wordcount", 1),
             "top-storm",
             "rstorm",
             -5.0,

@@ -8,10 +8,9 @@ from core.claims import (
     GAIN_FACTOR,
     PAPERS,
     SAME_POINTS,
-    TOP_STORM_CONFIGS,
     around,
-    top_storm_preset,
 )
+from core.presets.top_storm import TABLE_5, preset_name
 from core.reproduce import MEASURES, RELATIVE
 
 
@@ -51,9 +50,9 @@ def test_around_orders_negative_bands():
 
 def test_top_storm_table_5_configurations():
     # Table 5: configuration 3 = 3 slots per node, 5 slots required
-    assert TOP_STORM_CONFIGS[3] == (3, 5)
-    assert top_storm_preset("wordcount", 1) == "top-storm-wordcount-s5-w5"
-    assert top_storm_preset("exclamation", 6) == "top-storm-exclamation-s3-w3"
+    assert TABLE_5[3] == (3, 5)
+    assert preset_name("wordcount", 1) == "top-storm-wordcount-s5-w5"
+    assert preset_name("exclamation", 6) == "top-storm-exclamation-s3-w3"
 
 
 def test_top_storm_gains_are_the_papers():

@@ -10,18 +10,18 @@ import pytest
 
 from core.hardware import computation_power, power_ranks, processing_speed, total_cores
 from core.model import ACKER_ID, Node, ScenarioError, validate_scenario
-from core.presets import PRESETS, TABLE_4, TABLE_5, TOP_STORM_CONFIGS, preset, preset_json
+from core.presets import PRESETS, TABLE_4, TABLE_5, preset, preset_json
 from core.presets.lf import LF_SHAPES
 from core.presets.nasiri import SIMULATOR_ROWS
-from core.presets.top_storm import host_hardware
+from core.presets.top_storm import host_hardware, preset_name
 from core.registry import SCHEDULERS, SchedulerError, Status, run_scheduler
 from core.topology import build_graph
 
 NAMES = list(PRESETS)
 TOP_STORM = [
-    (f"top-storm-{topo}-s{s}-w{w}", topo, s, w)
+    (preset_name(topo, config), topo, s, w)
     for topo in ("wordcount", "exclamation")
-    for s, w in TOP_STORM_CONFIGS
+    for config, (s, w) in TABLE_5.items()
 ]
 
 
@@ -161,7 +161,8 @@ def test_top_storm_ranks_are_table_4_index_column_dense():
 def test_top_storm_configurations_are_table_5(config, slots, workers):
     assert TABLE_5[config] == (slots, workers)
     for topology in ("wordcount", "exclamation"):
-        sc = preset(f"top-storm-{topology}-s{slots}-w{workers}")
+        sc = preset(preset_name(topology, config))
+        assert sc.name == f"top-storm-{topology}-s{slots}-w{workers}"
         assert f"configuration {config} " in sc.description
 
 

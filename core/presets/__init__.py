@@ -28,14 +28,13 @@ from core.presets import nasiri as _nasiri
 from core.presets import rstorm as _rstorm
 from core.presets import top_storm as _top_storm
 from core.presets.lf import LF_SHAPES, lf_nodes, lf_synthetic
-from core.presets.top_storm import TABLE_4, TABLE_5, TOP_STORM_CONFIGS, top_storm
+from core.presets.top_storm import TABLE_4, TABLE_5, top_storm
 
 __all__ = [
     "LF_SHAPES",
     "PRESETS",
     "TABLE_4",
     "TABLE_5",
-    "TOP_STORM_CONFIGS",
     "lf_nodes",
     "lf_synthetic",
     "load_scenario",

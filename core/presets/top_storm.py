@@ -59,8 +59,16 @@ NODE_IDS = {
 
 # Table 5: configuration -> (slots per supervisor node, slots the topology requires W).
 TABLE_5 = {1: (5, 5), 2: (4, 5), 3: (3, 5), 4: (4, 4), 5: (3, 4), 6: (3, 3)}
-# (slots per node, W) of the six configurations, in the order the presets list them.
-TOP_STORM_CONFIGS = ((3, 3), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))
+
+
+def preset_name(topology: str, config: int) -> str:
+    """The preset of a Table 5 configuration, e.g. ``top-storm-wordcount-s3-w5`` for 3.
+
+    >>> preset_name("wordcount", 3)
+    'top-storm-wordcount-s3-w5'
+    """
+    slots, workers = TABLE_5[config]
+    return f"top-storm-{topology}-s{slots}-w{workers}"
 
 
 def host_hardware(host: Host) -> dict[str, Any]:
@@ -153,7 +161,7 @@ TOP_STORM_TOPOLOGIES = {
 
 def top_storm(topology: str, slots: int, workers: int, name: str = "") -> dict[str, Any]:
     build, rate = TOP_STORM_TOPOLOGIES[topology]
-    name = name or f"top-storm-{topology}-s{slots}-w{workers}"
+    name = name or preset_name(topology, _config_number(slots, workers))
     return scenario(name, build(workers), top_storm_nodes(slots), rate)
 
 
@@ -176,9 +184,9 @@ def presets() -> dict[str, tuple[str, Any]]:
         ),
     }
     for topo in TOP_STORM_TOPOLOGIES:
-        for s, w in TOP_STORM_CONFIGS:
-            entries[f"top-storm-{topo}-s{s}-w{w}"] = (
-                f"TOP-Storm paper, configuration {_config_number(s, w)} (Table 5): {topo} on "
+        for config, (s, w) in sorted(TABLE_5.items(), key=lambda item: item[1]):
+            entries[preset_name(topo, config)] = (
+                f"TOP-Storm paper, configuration {config} (Table 5): {topo} on "
                 f"the five supervisors of Table 4, {s} slots each and W = {w}; TOP-Storm "
                 "packs executors onto the most powerful nodes.",
                 lambda t=topo, s=s, w=w: top_storm(t, s, w),
