@@ -13,6 +13,8 @@ BENCHMARKS = {
     "spark": "bench.bench_spark",
     "optimal": "bench.bench_optimal",
     "dashboard": "bench.bench_dashboard",
+    "memory": "bench.bench_memory",
+    "load": "bench.load",  # 20 users on a local server for 2 minutes (issue 23)
 }
 
 

@@ -16,7 +16,12 @@ Shapes (each at the executor and node maxima):
   and all-to-one streams), 5,000 nodes of 10 slots;
 - ``wide``: 500 components of 100 executors in a chain with fan-outs, 5,000 nodes;
 - ``ackers``: a spout and a bolt of 500 executors each and 49,000 ackers;
-- ``slots``: 5 x 10,000 executors on 5,000 nodes of 256 slots (1.28 million slots).
+- ``slots``: 5 x 10,000 executors on 5,000 nodes of 256 slots (1.28 million slots);
+- ``wide-slots``: ``wide`` on 5,000 nodes of 256 slots (1,000 streams x 1.28 million slots).
+
+Besides the schedulers, ``simulate`` runs the simulator's trace (:func:`core.simulator.simulate`,
+what a Spark task runs) on ``even``'s placement with ``MAX_TUPLES`` spout tuples, or a
+quarter, a sixteenth... of them when the trace's hop limit refuses so many.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ import tempfile
 import time
 
 from core.model import MAX_EXECUTORS, MAX_NODES
+from core.settings import MEMORY_BUDGET_MB as BUDGET_MB
 
-BUDGET_MB = 2048.0
 KINDS = [(8, 3.4, 16, 16), (4, 3.2, 16, 8), (4, 2.53, 4, 4), (16, 2.2, 32, 64)]
 
 
@@ -75,7 +80,9 @@ def pipeline(executors: int = MAX_EXECUTORS, nodes: int = MAX_NODES, slots: int 
     }
 
 
-def wide(components: int = 500, executors: int = MAX_EXECUTORS, nodes: int = MAX_NODES) -> dict:
+def wide(
+    components: int = 500, executors: int = MAX_EXECUTORS, nodes: int = MAX_NODES, slots: int = 10
+) -> dict:
     """``components`` components in a chain, each also feeding the one two further on."""
     per = executors // components
     comps = [f"c{i}" for i in range(components)]
@@ -92,7 +99,7 @@ def wide(components: int = 500, executors: int = MAX_EXECUTORS, nodes: int = MAX
             ],
             "streams": streams,
         },
-        "cluster": cluster(nodes),
+        "cluster": cluster(nodes, slots),
         "workload": {"rate": 1000},
     }
 
@@ -120,7 +127,9 @@ SHAPES = {
     "wide": wide,
     "ackers": ackers,
     "slots": lambda: pipeline(slots=256),
+    "wide-slots": lambda: wide(slots=256),
 }
+SIMULATE = "simulate"  # not a scheduler: the even placement's trace at MAX_TUPLES spout tuples
 
 CHILD = """
 import json, resource, sys, time
@@ -130,7 +139,21 @@ from core.model import parse_scenario
 from core.registry import run_scheduler
 scenario = parse_scenario(open(sys.argv[1]).read())
 began = time.perf_counter()
-result = run_scheduler(scenario, sys.argv[2], json.loads(sys.argv[4]))
+if sys.argv[2] == "simulate":
+    from core.settings import MAX_TUPLES
+    from core.simulator import SimulationError, simulate
+    result = run_scheduler(scenario, "even")
+    tuples = MAX_TUPLES
+    while True:  # the most spout tuples the trace's hop limit takes (a quarter at a time)
+        try:
+            simulate(scenario, result, scenario.workload.rate, 0, tuples, 0)
+            break
+        except SimulationError:
+            if tuples < 400:
+                raise
+            tuples //= 4
+else:
+    result = run_scheduler(scenario, sys.argv[2], json.loads(sys.argv[4]))
 wall = time.perf_counter() - began
 hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM'))
 print(json.dumps({'wall_s': wall, 'peak_mb': int(hwm.split()[1]) / 1024,
@@ -164,7 +187,7 @@ def main(args: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if args is None else args
     shapes = [a for a in args if a in SHAPES] or list(SHAPES)
-    schedulers = [a for a in args if a in SCHEDULERS] or list(SCHEDULERS)
+    schedulers = [a for a in args if a in SCHEDULERS or a == SIMULATE] or [*SCHEDULERS, SIMULATE]
     print(f"shape     scheduler         seconds  peak MB  budget {BUDGET_MB:,.0f} MB  status")
     for shape in shapes:
         scenario = SHAPES[shape]()
@@ -172,7 +195,9 @@ def main(args: list[str] | None = None) -> None:
             wall, peak, status = measure(scenario, sid)
             verdict = "?" if peak is None else "ok" if peak <= BUDGET_MB else "OVER"
             shown = "-" if peak is None else f"{peak:,.0f}"
-            print(f"{shape:<9} {sid:<16} {wall:8.1f}  {shown:>7}  {verdict:<16} {status}", flush=True)
+            print(
+                f"{shape:<9} {sid:<16} {wall:8.1f}  {shown:>7}  {verdict:<16} {status}", flush=True
+            )
 
 
 if __name__ == "__main__":

@@ -443,7 +443,7 @@ TOP_STORM_MEMORY_RULE = (
     "paper's -5%"
 )
 RSTORM_TIGHTEST_NODE = (
-    "slotscope's rstorm is the Storm 1.0.x strategy of Peng et al. (SCHEDULERS.md): its "
+    "slotscope's rstorm is the Storm 1.0.x strategy of Peng et al. (docs/schedulers.md): its "
     "minimum-distance rule packs all 18 executors on the node whose free resources lie "
     "closest to the demand, the 2-core i7-2c, where R* is CPU-bound at a third of "
     "TOP-Storm's. The paper ran Storm 2.0.0's ResourceAwareScheduler instead (Sec. 5.1: "

@@ -8,10 +8,15 @@ TOP-Storm's Eq. 1-2 (Muhammad, Aleem, Islam, Cluster Computing 2020):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from core.model import Node, Profiling
+import numpy as np
+
+from core.model import Node, Profiling, Scenario
 
 DEFAULT_ALPHA = 0.8  # TOP-Storm's weight of CPU against memory
+BITS_PER_GBIT = 1e9
+MB_PER_GB = 1024.0  # RAM is quoted in GB; memory use in MB
 
 
 def processing_speed(node: Node) -> float:
@@ -58,9 +63,9 @@ def core_speed(node: Node, profiling: Profiling) -> float:
     The node's ``speed`` when given (what a user measures, e.g. a benchmark
     ratio), else ``ghz / profiling.reference_ghz``. FLOPs per cycle do not
     enter: they are TOP-Storm's ranking input (Eq. 1, :func:`processing_speed`),
-    and string and hash-map work does not run at FLOP rates (SIMULATOR.md).
+    and string and hash-map work does not run at FLOP rates (docs/model.md).
     Per-type profiling, where given, overrides this for service times
-    (:func:`core.simulator.costs.service_matrix`).
+    (:func:`core.problem.service_matrix`).
 
     Examples
     --------
@@ -77,3 +82,46 @@ def core_speed(node: Node, profiling: Profiling) -> float:
 
 def total_cores(node: Node) -> int:
     return node.sockets * node.cores
+
+
+@dataclass(frozen=True, eq=False)
+class NodeArrays:
+    """The cluster as arrays; slots numbered node by node (global slot index).
+
+    ``cores`` are physical cores (sockets x cores per socket); what the
+    performance model lets a node's executors use is
+    :attr:`core.simulator.coefficients.Coefficients.capacity_cores`.
+    """
+
+    ids: tuple[str, ...]
+    cores: np.ndarray  # (N,) physical cores
+    ghz: np.ndarray  # (N,)
+    nic_bits_per_s: np.ndarray  # (N,)
+    ram_mb: np.ndarray  # (N,)
+    rack: np.ndarray  # (N,) rack number
+    slot_start: np.ndarray  # (N + 1,) first global slot index of each node
+    slot_node: np.ndarray  # (G,) node of each global slot
+
+    @property
+    def slots(self) -> int:
+        return int(self.slot_start[-1])
+
+
+def node_arrays(scenario: Scenario) -> NodeArrays:
+    """Per-node hardware arrays of a scenario's cluster."""
+    nodes = scenario.cluster.nodes
+    net = scenario.network
+    racks: dict[str, int] = {}
+    slots = [n.slots for n in nodes]
+    return NodeArrays(
+        ids=tuple(n.id for n in nodes),
+        cores=np.array([total_cores(n) for n in nodes], dtype=float),
+        ghz=np.array([n.ghz for n in nodes], dtype=float),
+        nic_bits_per_s=np.array(
+            [(n.nic_gbps or net.bandwidth_gbps) * BITS_PER_GBIT for n in nodes], dtype=float
+        ),
+        ram_mb=np.array([n.ram_gb * MB_PER_GB for n in nodes], dtype=float),
+        rack=np.array([racks.setdefault(n.rack, len(racks)) for n in nodes], dtype=np.int64),
+        slot_start=np.concatenate([[0], np.cumsum(slots)]).astype(np.int64),
+        slot_node=np.repeat(np.arange(len(nodes)), slots).astype(np.int64),
+    )

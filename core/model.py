@@ -21,6 +21,8 @@ from typing import Any, Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.settings import MAX_SCENARIO_BYTES  # the limits' one home; re-exported
+
 # Size limits: a scenario beyond them is refused with a message naming the
 # field, so one upload cannot exhaust the server (bench uses 10,000 executors
 # on 1,000 nodes, so the limits sit comfortably above that).
@@ -28,7 +30,13 @@ MAX_COMPONENTS = 500
 MAX_EXECUTORS = 50_000
 MAX_NODES = 5_000
 MAX_SLOTS_PER_NODE = 256
-MAX_SCENARIO_BYTES = 2_000_000
+# Count fields that size arrays get an upper bound too (issue 23: every command under 2 GB
+# within the limits). A fields stream's key table is 48 bytes a key while the rates are
+# built (1e9 keys passed 6 GB); past a million keys on 50,000 executors each executor's
+# share differs from the same key set's at a million by its hash noise only.
+MAX_KEYS = 1_000_000
+MAX_WORKERS = MAX_NODES * MAX_SLOTS_PER_NODE  # W above every slot there can be changes nothing
+MAX_SPOUT_PENDING = 1_000_000  # trees in flight per spout executor (Storm's default: none)
 
 ACKER_ID = "__acker"  # Storm's acker component id
 
@@ -57,7 +65,9 @@ class Component(_Model):
     """A spout (source) or bolt (operator) of the topology."""
 
     id: str = Field(min_length=1, description="Unique component id.")
-    parallelism: int = Field(ge=1, description="Number of executors (threads).")
+    parallelism: int = Field(
+        ge=1, description=f"Number of executors (threads); at most {MAX_EXECUTORS:,} in all."
+    )
     kind: Literal["spout", "bolt"] | None = Field(
         None, description="spout or bolt; default: spout when it has no input stream."
     )
@@ -87,18 +97,27 @@ class Stream(_Model):
         ge=0,
         description="fields grouping: Zipf exponent s of the key popularity (0 = uniform).",
     )
-    keys: int = Field(10_000, ge=1, description="fields grouping: number of distinct keys.")
+    keys: int = Field(
+        10_000,
+        ge=1,
+        le=MAX_KEYS,
+        description=f"fields grouping: number of distinct keys (at most {MAX_KEYS:,}).",
+    )
 
 
 class Topology(_Model):
     name: str = Field("topology", description="Topology name.")
     workers: int | None = Field(
-        None, ge=1, description="Worker slots requested (W); default: number of nodes."
+        None,
+        ge=1,
+        le=MAX_WORKERS,
+        description="Worker slots requested (W); default: number of nodes.",
     )
     ackers: int = Field(
         0,
         ge=0,
-        description="Storm acker executors (__acker), fed by every component; 0 = none.",
+        description="Storm acker executors (__acker), fed by every component; 0 = none "
+        f"(they count towards the {MAX_EXECUTORS:,} executors).",
     )
     acker_cpu_us: float = Field(1.0, ge=0, description="Acker CPU per ack, microseconds.")
     reliable_spouts: bool = Field(
@@ -141,6 +160,20 @@ class Node(_Model):
             "measured (1 = as fast); default: ghz / profiling.reference_ghz."
         ),
     )
+    threads: int | None = Field(
+        None,
+        gt=0,
+        description="Hardware threads per socket (SMT, e.g. Hyper-Threading), at least "
+        "cores; default: cores (no SMT).",
+    )
+    smt_yield: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Throughput one extra hardware thread adds, in cores (0 = none, 1 = a "
+        "whole core); default: 0.3 (Intel's up-to-30% Hyper-Threading figure) when threads "
+        "> cores, else 0. Node capacity = cores + (threads - cores) x smt_yield per socket.",
+    )
 
 
 class Cluster(_Model):
@@ -157,6 +190,7 @@ class Workload(_Model):
     max_spout_pending: int = Field(
         1000,
         ge=1,
+        le=MAX_SPOUT_PENDING,
         description=(
             "Storm's topology.max.spout.pending: tuple trees in flight per spout "
             "executor; a spout at the limit waits for one to complete."
@@ -197,7 +231,6 @@ class Network(_Model):
     deserialize_us: float = Field(3.0, ge=0, description="CPU to deserialise a 200 B tuple, us.")
     bandwidth_gbps: float = Field(1.0, gt=0, description="Default NIC bandwidth, Gbit/s.")
     worker_heap_mb: float = Field(768.0, gt=0, description="Worker JVM max heap, MB.")
-    executor_memory_mb: float = Field(128.0, ge=0, description="Memory per executor, MB.")
     same_rack_us: float | None = Field(
         None, ge=0, description="Between nodes of one rack, us; default inter_node_us."
     )
@@ -403,6 +436,11 @@ def _check_cluster(cluster: Cluster) -> None:
         if n.id in seen:
             raise ScenarioError(f"cluster.nodes[{i}].id", f"duplicate node id '{n.id}'")
         seen.add(n.id)
+        if n.threads is not None and n.threads < n.cores:
+            raise ScenarioError(
+                f"cluster.nodes[{i}].threads",
+                f"{n.threads} hardware threads, fewer than its {n.cores} cores",
+            )
     if sum(n.slots for n in cluster.nodes) == 0:
         raise ScenarioError("cluster.nodes", "no node offers a worker slot")
 

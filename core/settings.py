@@ -26,6 +26,16 @@ Limits, and why these numbers
   fewer than 1,000 with no reason given; one floor now serves both.
 - ``MAX_TUPLES`` = 2,000,000 spout tuples per replica: ~10^6 already gives
   p99 within a few percent, and the trace's arrays grow with it.
+- ``MEMORY_BUDGET_MB`` = 2,048 MB of process memory (peak resident set): every
+  scheduler and a simulation stay under it for any scenario within the
+  scenario format's limits (``core.model``: 50,000 executors, 5,000 nodes,
+  256 slots a node, 1,000,000 keys a fields stream). The searches keep no
+  executor x executor or stream x slot arrays above a few MB, CP-SAT models
+  above ``core.search.optimal.MAX_CPSAT_VARIABLES`` are not built, and
+  ``python -m bench memory`` measures every scheduler at those maxima.
+- ``MAX_SCENARIO_BYTES`` = 2,000,000 bytes of JSON a scenario file, upload or
+  imported document: files are measured before they are read, responses cut
+  off past it (``core.model`` re-exports it; this is its one home).
 - ``seed``: an integer >= 0 (numpy's ``SeedSequence`` takes any of them).
 - ``master``: None for the default (``SLOTSCOPE_SPARK_MASTER``, else
   ``local[*]``), or a Spark master URL without spaces, at most
@@ -55,6 +65,11 @@ MIN_TUPLES = 100  # spout tuples per replica: fewer leave no p99 after the 10% w
 MAX_TUPLES = 2_000_000  # spout tuples per replica; ~10^6 gives p99 within a few percent
 DEFAULT_TUPLES = 100_000  # spout tuples per replica when none are asked for
 MAX_MASTER_CHARS = 500  # a Spark master URL, several hosts included
+MAX_SCENARIO_BYTES = 2_000_000  # a scenario or imported document, checked before reading
+MEMORY_BUDGET_MB = 2_048  # peak resident memory of one command within the scenario limits
+# The performance model's version: raise it whenever a change moves any simulated figure, so
+# cached results of the old model are not served (the dashboard's result cache keys on it).
+MODEL_VERSION = 1
 
 RATE = "offered rate"
 RATES = "offered rates"

@@ -81,6 +81,10 @@ def index_of(executor: str) -> int:
     return int(executor.rsplit("#", 1)[1])
 
 
+# An ack tuple, B: the root id and the XOR of 64-bit tuple ids (Storm @Twitter, SIGMOD 2014).
+ACK_TUPLE_BYTES = 40
+
+
 def acker_component(scenario: Scenario) -> Component:
     topo = scenario.topology
     return Component(
@@ -89,7 +93,7 @@ def acker_component(scenario: Scenario) -> Component:
         kind="bolt",
         cpu_us=topo.acker_cpu_us,
         selectivity=0.0,
-        tuple_bytes=40,  # an ack: root id + xor of 64-bit ids
+        tuple_bytes=ACK_TUPLE_BYTES,
         cpu_pct=10.0,
         memory_mb=128.0,
     )

@@ -40,6 +40,7 @@ from typing import Any
 
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
+from core.problem import Problem, problem_of
 from core.registry import (
     PAPER_SCHEDULERS,
     SCHEDULERS,
@@ -53,7 +54,7 @@ from core.registry import (
 from core.schedulers.base import run_spec
 from core.search import slotscope
 from core.simulator import Analysis, analyze
-from core.topology import TopologyGraph, build_graph
+from core.topology import TopologyGraph
 
 log = logging.getLogger(__name__)
 SEARCHES = ("optimal", "slotscope")  # schedulers that start from the others' placements
@@ -125,8 +126,9 @@ def observed(text: str, rate: float, scheduler: str) -> Scenario:
 
 @lru_cache(maxsize=64)
 def graph_of(text: str, parallelism: tuple[tuple[str, int], ...]) -> TopologyGraph:
-    """The topology graph at a parallelism, shared by every scheduler that keeps it."""
-    return build_graph(scenario_of(text), dict(parallelism))
+    """The topology graph at a parallelism, shared by every scheduler that keeps it
+    (the :class:`core.problem.Problem`'s, built once per topology content)."""
+    return problem_of(scenario_of(text), dict(parallelism)).graph
 
 
 def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
@@ -194,7 +196,7 @@ def starting_placements(text: str) -> dict[str, Schedule]:
     return {sid: s for sid, s in starts.items() if s is not None}
 
 
-def _slotscope_from_page(text: str) -> Callable[[Scenario, Mapping[str, Any]], Any]:
+def _slotscope_from_page(text: str) -> Callable[[Problem, Mapping[str, Any]], Any]:
     """``slotscope``'s search with a mapper that answers its starting tasks from the memo.
 
     Each task names a paper scheduler and carries the scenario ``text`` parses to;
@@ -210,8 +212,8 @@ def _slotscope_from_page(text: str) -> Callable[[Scenario, Mapping[str, Any]], A
             out.append(None if start is None else start.to_dict())
         return out
 
-    def run(scenario: Scenario, params: Mapping[str, Any]) -> Any:
-        return slotscope.search(scenario, params, mapper)
+    def run(problem: Problem, params: Mapping[str, Any]) -> Any:
+        return slotscope.search(problem.scenario, params, mapper)
 
     return run
 

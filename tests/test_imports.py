@@ -19,7 +19,9 @@ PACKAGES = ("core", "dashboard")
 # (importing module, imported module).
 ALLOWED_LATE_IMPORTS = {
     ("core.search.optimal", "core.search.cpsat"),  # OR-Tools, ~1 s, only to solve
+    ("core.search.optimal", "core.search.cpsat_counts"),  # the same
     ("core.spark", "pyspark.sql"),  # the JVM's Python side, only when a session starts
+    ("dashboard.cli", "dashboard.app"),  # Dash and Flask, only for `slotscope dashboard`
 }
 
 
@@ -105,6 +107,8 @@ def test_the_graph_sees_the_known_edges():
     assert graph.has_edge("core.registry", "core.schedulers")
     assert graph.has_edge("core.registry", "core.search.slotscope")
     assert graph.has_edge("core.cli", "core.spark")
+    assert graph.has_edge("dashboard.cli", "core.cli")  # the console script, above both
+    assert graph.has_edge("dashboard.cli", "dashboard.app")  # `slotscope dashboard`
     assert {"core.placement", "core.schedulers", "core.search", "dashboard.app"} <= set(modules())
 
 
@@ -125,8 +129,10 @@ def test_a_submodule_importing_its_package_back_is_a_cycle():
     assert ["core.schedulers", "core.schedulers.even"] in map(sorted, nx.simple_cycles(graph))
 
 
-def test_model_imports_nothing_of_the_project():
-    assert sorted(import_graph().successors("core.model")) == []
+def test_model_imports_nothing_of_the_project_but_the_settings():
+    # core.settings imports nothing of the project: the model stays on the ground floor
+    assert sorted(import_graph().successors("core.model")) in ([], ["core.settings"])
+    assert sorted(import_graph().successors("core.settings")) == []
 
 
 def test_spark_is_a_leaf_that_knows_only_the_settings():
@@ -135,6 +141,11 @@ def test_spark_is_a_leaf_that_knows_only_the_settings():
 
 def test_placement_types_are_the_ground_floor():
     assert sorted(import_graph().successors("core.placement")) == []
+
+
+def test_figures_import_only_the_ground_floor():
+    # the registry of figures and the result type: read by the CLI and every dashboard view
+    assert set(import_graph().successors("core.figures")) <= {"core.model", "core.placement"}
 
 
 def test_simulator_and_metrics_import_nothing_above_them():
@@ -173,3 +184,23 @@ def test_function_level_imports_are_only_the_listed_optional_ones():
         if not at_top
     }
     assert late == ALLOWED_LATE_IMPORTS
+
+
+def test_the_problem_sits_right_above_model_topology_and_hardware():
+    # core.simulator builds on the Problem, so the Problem may not load the simulator
+    assert set(import_graph().successors("core.problem")) <= {
+        "core.model",
+        "core.topology",
+        "core.hardware",
+    }
+    assert not {m for m in _loaded_by("core.problem") if m.startswith("core.simulator")}
+
+
+def test_every_capacity_consumer_reads_the_one_coefficients_module():
+    for name in (
+        "core.simulator.capacity",
+        "core.simulator.batch",
+        "core.search.cpsat",
+        "core.search.cpsat_counts",
+    ):
+        assert import_graph().has_edge(name, "core.simulator.coefficients"), name

@@ -2,7 +2,7 @@
 
 Low / mid / high compute bolts on identical machines in two racks, as in
 R-Storm's evaluation. Machine model, sizes and costs are ours (the paper is
-not among the copies in ../shared/papers): 4 cores at 3 GHz, 8 GB, 4 slots;
+not among the text copies we worked from): 4 cores at 3 GHz, 8 GB, 4 slots;
 bolts do synthetic busy work per tuple, low 10 us, mid 100 us, high 500 us;
 tuples carry ~500 B. Declared cpu_pct = the expected per-executor load at
 the preset's rate with 25% headroom, rounded up to 5 (what a user would set

@@ -54,8 +54,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.model import Node, Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment
-from core.topology import TopologyGraph, build_graph
+from core.topology import TopologyGraph
 
 DEFAULTS: dict[str, float] = {"alpha": 0.0, "beta": 1.0, "epsilon": 0.5}
 _TOLERANCE = 1e-9  # float noise allowed in ceil/floor of parameter products
@@ -159,7 +160,7 @@ def deal_workers(
     return out, lo, hi, use
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Place executors near their inputs, then deal the workers over nodes.
 
     Examples
@@ -169,10 +170,12 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> [(a.executor, a.node, a.slot) for a in out.assignments][:2]
     [('c1#0', 'n1', 0), ('c2#0', 'n2', 0)]
     """
+    problem = problem_of(problem)
+    scenario = problem.scenario
     alpha = float(params.get("alpha", DEFAULTS["alpha"]))
     beta = float(params.get("beta", DEFAULTS["beta"]))
     epsilon = float(params.get("epsilon", DEFAULTS["epsilon"]))
-    graph = build_graph(scenario)
+    graph = problem.graph
     nodes = scenario.cluster.nodes
     free = sum(n.slots for n in nodes)
     w = min(scenario.workers, free)

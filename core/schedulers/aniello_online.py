@@ -74,6 +74,7 @@ import numpy as np
 
 import core.schedulers.aniello_offline as aniello_offline
 from core.model import Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.aniello_offline import executors_per_worker
 from core.schedulers.aniello_packing import (
     EPS,
@@ -87,12 +88,11 @@ from core.schedulers.aniello_packing import (
     pack,
 )
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment
-from core.topology import build_graph
 
 HZ_PER_GHZ = 1e9
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Traffic-based placement from observations; offline placement on a cold start.
 
     Examples
@@ -101,15 +101,17 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> schedule(preset("lf-linear"), {}).decisions[0]
     "No runtime observations (cold start): using aniello-offline's placement"
     """
+    problem = problem_of(problem)
+    scenario = problem.scenario
     factor = float(params.get("capacity_factor", 1.0))
     improvement = float(params.get("traffic_improvement", 10.0))
-    current = aniello_offline.schedule(scenario, aniello_offline.DEFAULTS)
+    current = aniello_offline.schedule(problem, aniello_offline.DEFAULTS)
     obs = scenario.observations
     if obs is None or not obs.traffic:
         first = "No runtime observations (cold start): using aniello-offline's placement"
         details = {"traffic_before": None, "traffic_after": None, "reschedule": False}
         return Outcome(current.assignments, (first, *current.decisions), details=details)
-    execs = build_graph(scenario).executors_topological()
+    execs = problem.graph.executors_topological()
     index = {e: i for i, e in enumerate(execs)}
     known = [f for f in obs.traffic if f.source in index and f.target in index]
     flows = hottest(

@@ -1,9 +1,11 @@
 """What every scheduler shares: its result, its parameters, Storm's slot order.
 
-A scheduler is a pure function ``schedule(scenario, params) -> Outcome``
-(the scenario carries any runtime observations it uses); :func:`run_spec`
-validates the parameters, times the call and wraps the outcome into an
-immutable :class:`Schedule`. The scenario is never changed. The result types
+A scheduler is a pure function ``schedule(problem, params) -> Outcome`` of a
+:class:`core.problem.Problem` (the scenario, its graph, the cluster as arrays,
+built once per scenario content; the scenario carries any runtime
+observations it uses); :func:`run_spec` looks the Problem up, validates the
+parameters, times the call and wraps the outcome into an immutable
+:class:`Schedule`. The scenario is never changed. The result types
 live on the ground floor, :mod:`core.placement`, and are re-exported here.
 """
 
@@ -23,7 +25,7 @@ from core.placement import (
     Status,
     assignment,
 )
-from core.topology import build_graph
+from core.problem import Problem, problem_of
 
 __all__ = [
     "Assignment",
@@ -56,7 +58,7 @@ class Param:
         """Convert a value (possibly a CLI string) and check its range."""
         try:
             converted = self._convert(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("1e400"))
             kind = self.kind if isinstance(self.kind, str) else self.kind.__name__
             raise SchedulerError(f"parameter {self.name}: expected {kind}, got {value!r}") from None
         if self.kind == "floats":
@@ -105,7 +107,7 @@ class SchedulerSpec:
     name: str
     paper: str
     params: tuple[Param, ...]
-    run: Callable[[Scenario, Mapping[str, Any]], Outcome]
+    run: Callable[[Problem, Mapping[str, Any]], Outcome]  # (problem, resolved params)
     summary: str = ""
     # The scheduler whose placement is assumed running when the scenario has no
     # runtime observations: comparisons simulate it and feed its observations
@@ -133,9 +135,12 @@ def resolve_params(spec: SchedulerSpec, params: Mapping[str, Any] | None) -> dic
 
 
 def run_spec(
-    spec: SchedulerSpec, scenario: Scenario, params: Mapping[str, Any] | None = None
+    spec: SchedulerSpec, scenario: Scenario | Problem, params: Mapping[str, Any] | None = None
 ) -> Schedule:
     """Run one scheduler on a validated scenario: check its parameters, time it, wrap it.
+
+    The scheduler gets the scenario's :class:`core.problem.Problem`
+    (:func:`core.problem.problem_of`: built once per scenario content).
 
     Raises
     ------
@@ -144,12 +149,13 @@ def run_spec(
     """
     resolved = resolve_params(spec, params)
     start = time.perf_counter()
-    out = spec.run(scenario, resolved)
+    problem = problem_of(scenario)
+    out = spec.run(problem, resolved)
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     if out.parallelism is not None:
         parallelism = dict(out.parallelism)
     else:
-        parallelism = dict(build_graph(scenario).parallelism)
+        parallelism = dict(problem.graph.parallelism)
     return Schedule(
         scheduler=spec.id,
         status=out.status,

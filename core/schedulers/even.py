@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.model import Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import (
     Outcome,
     SchedulerSpec,
@@ -26,10 +27,9 @@ from core.schedulers.base import (
     free_slots,
     sort_slots,
 )
-from core.topology import build_graph
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Place executors round robin over Storm's interleaved slot order.
 
     Examples
@@ -39,7 +39,9 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> [(a.executor, a.node) for a in out.assignments][:2]
     [('c1#0', 'n1'), ('c2#0', 'n2')]
     """
-    graph = build_graph(scenario)
+    problem = problem_of(problem)
+    scenario = problem.scenario
+    graph = problem.graph
     slots = sort_slots(free_slots(scenario.cluster.nodes))
     w = scenario.workers
     r = min(w, len(slots))
@@ -85,7 +87,7 @@ def reschedule(scenario: Scenario, alive: Mapping[str, tuple[str, int]]) -> Outc
     >>> out.status.value, [(a.executor, a.node) for a in out.assignments if a.executor == "c2#0"]
     ('not-enough-resources', [])
     """
-    graph = build_graph(scenario)
+    graph = problem_of(scenario).graph
     used = {where for where in alive.values()}
     free = {
         n.id: [s for s in range(n.slots) if (n.id, s) not in used] for n in scenario.cluster.nodes

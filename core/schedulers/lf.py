@@ -56,8 +56,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.model import Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment, free_slots, sort_slots
-from core.topology import TopologyGraph, build_graph, executor_id
+from core.topology import TopologyGraph, executor_id
 
 
 def extract_pipelines(graph: TopologyGraph, bridge: bool = False) -> list[list[str]]:
@@ -72,6 +73,7 @@ def extract_pipelines(graph: TopologyGraph, bridge: bool = False) -> list[list[s
     ...     {"id": "a", "parallelism": 2}, {"id": "b", "parallelism": 1}],
     ...     "streams": [{"from": "a", "to": "b"}]},
     ...     "cluster": {"nodes": [{"id": "n", "cores": 1, "ghz": 1, "slots": 2}]}})
+    >>> from core.topology import build_graph
     >>> extract_pipelines(build_graph(sc))
     [['a#0', 'b#0'], ['a#1']]
     """
@@ -125,7 +127,7 @@ def _walk(graph: TopologyGraph, head: str, taken: dict[str, int], bridge: bool) 
     return pipeline
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Deal L/F pipelines round robin over Storm's sorted slots.
 
     Examples
@@ -135,7 +137,9 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> sorted({(a.node, a.slot) for a in out.assignments})
     [('n1', 0)]
     """
-    graph = build_graph(scenario)
+    problem = problem_of(problem)
+    scenario = problem.scenario
+    graph = problem.graph
     slots = sort_slots(free_slots(scenario.cluster.nodes))
     w = scenario.workers
     r = min(w, len(slots))

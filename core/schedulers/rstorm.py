@@ -60,8 +60,9 @@ from typing import Any
 import numpy as np
 
 from core.model import ACKER_ID, Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import Outcome, SchedulerSpec, Status, assignment
-from core.topology import TopologyGraph, build_graph, component_of
+from core.topology import TopologyGraph, component_of
 
 CPU_PER_CORE = 100.0  # Storm's unit: 100 = one full core
 MB_PER_GB = 1024.0
@@ -75,6 +76,7 @@ def component_ranking(graph: TopologyGraph) -> list[str]:
     Examples
     --------
     >>> from core.presets import preset
+    >>> from core.topology import build_graph
     >>> component_ranking(build_graph(preset("lf-linear")))[:3]
     ['c1', 'c2', 'c3']
     """
@@ -184,7 +186,7 @@ def _relation(cl: _Cluster, n: int, ref: int | None, ref_exec: str | None) -> st
     return f"another rack than {ref_exec} on {cl.nodes[ref].id}"
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Place executors one by one on the closest node that fits (R-Storm).
 
     Examples
@@ -197,7 +199,9 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> sorted({a.node for a in out.assignments})
     ['n7', 'n8']
     """
-    graph = build_graph(scenario)
+    problem = problem_of(problem)
+    scenario = problem.scenario
+    graph = problem.graph
     cl = _Cluster(scenario)
     needs = {c: (graph.components[c].cpu_pct, graph.components[c].memory_mb) for c in graph.order}
     first_pass = task_order(graph)

@@ -66,8 +66,9 @@ from typing import Any
 
 from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks
 from core.model import ACKER_ID, Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import Outcome, Param, SchedulerSpec, assignment, free_slots
-from core.topology import TopologyGraph, build_graph, component_of, executor_id, index_of
+from core.topology import TopologyGraph, component_of, executor_id, index_of
 
 
 class _Grouper:
@@ -203,6 +204,7 @@ def group_executors(graph: TopologyGraph, omega: int, traffic=None) -> list[list
     ...     {"id": "a", "parallelism": 2}, {"id": "b", "parallelism": 2}],
     ...     "streams": [{"from": "a", "to": "b"}]},
     ...     "cluster": {"nodes": [{"id": "n", "cores": 1, "ghz": 1, "slots": 2}]}})
+    >>> from core.topology import build_graph
     >>> group_executors(build_graph(sc), 2)
     [['a#0', 'b#0'], ['a#1', 'b#1']]
     """
@@ -226,7 +228,7 @@ def group_executors(graph: TopologyGraph, omega: int, traffic=None) -> list[list
     return slots
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Group executors by communication, then fill the most powerful nodes first.
 
     Examples
@@ -236,8 +238,10 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> sorted({a.node for a in out.assignments})
     ['n1', 'n2', 'n3', 'n4']
     """
+    problem = problem_of(problem)
+    scenario = problem.scenario
     alpha = float(params.get("alpha", DEFAULT_ALPHA))
-    graph = build_graph(scenario)
+    graph = problem.graph
     free = free_slots(scenario.cluster.nodes)
     total_free = sum(len(s) for s in free.values())
     w = scenario.workers

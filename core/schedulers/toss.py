@@ -70,6 +70,7 @@ from typing import Any
 
 from core.hardware import computation_power, core_speed, total_cores
 from core.model import ACKER_ID, Node, Scenario
+from core.problem import Problem, problem_of
 from core.schedulers.base import (
     Outcome,
     Param,
@@ -79,7 +80,7 @@ from core.schedulers.base import (
     assignment,
     free_slots,
 )
-from core.topology import TopologyGraph, build_graph, executor_id
+from core.topology import TopologyGraph, executor_id
 
 ALPHA_TOLERANCE = 1e-6  # how far sum(alphas) may be from 1
 
@@ -164,6 +165,7 @@ def partition(graph: TopologyGraph, sizes: Sequence[int]) -> list[tuple[list[str
     ...     {"id": "a", "parallelism": 2}, {"id": "b", "parallelism": 2}],
     ...     "streams": [{"from": "a", "to": "b"}]},
     ...     "cluster": {"nodes": [{"id": "n", "cores": 1, "ghz": 1, "slots": 2}]}})
+    >>> from core.topology import build_graph
     >>> [g for g, _ in partition(build_graph(sc), [2, 2])]
     [['a#0', 'b#0'], ['a#1', 'b#1']]
     """
@@ -205,7 +207,7 @@ def predicted_load(
     return busy_us / capacity_us
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
+def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     """Partition executors along chains, then fill the least loaded nodes.
 
     Examples
@@ -215,8 +217,10 @@ def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> sorted({(a.node, a.slot) for a in out.assignments})
     [('n1', 0), ('n2', 0)]
     """
+    problem = problem_of(problem)
+    scenario = problem.scenario
     alphas = check_alphas(params.get("alphas") or [])
-    graph = build_graph(scenario)
+    graph = problem.graph
     nodes = [n for n in scenario.cluster.nodes if n.slots > 0]
     free = free_slots(nodes)
     total_free = sum(len(s) for s in free.values())

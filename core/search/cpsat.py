@@ -73,19 +73,13 @@ from core.search.cpsat_counts import (
     Solution,
     analytic_bound,
     applies,
+    model_rates,
     run_model,
     shuffle_exact,
 )
 from core.search.cpsat_counts import solve as solve_counts
 from core.simulator.capacity import Evaluator
-from core.simulator.costs import (
-    BITS_PER_BYTE,
-    deserialize_s,
-    node_arrays,
-    serialize_s,
-    service_matrix,
-)
-from core.simulator.rates import unit_rates
+from core.simulator.coefficients import THREAD_CORES
 
 __all__ = ["Solution", "analytic_bound", "solve", "solve_auto"]
 
@@ -144,24 +138,20 @@ def solve(
     symmetry : bool
         Break symmetry between slots of a node and identical nodes.
     """
-    table = ev.table
-    nodes = node_arrays(scenario)
-    service, fixed = service_matrix(ev.graph, scenario)
+    coef = ev.coef  # the capacity model's coefficients (core.simulator.coefficients)
+    table, nodes, service, fixed = coef.table, coef.nodes, coef.service_s, coef.fixed_cores
     exact = shuffle_exact(table)
-    rates = unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
-    ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
-    deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
+    rates = model_rates(table)
+    ser, deser, bits = coef.ser_s, coef.deser_s, coef.bits
     n_e, n_n, n_g = len(table.executors), len(nodes.ids), nodes.slots
     comp = table.exec_comp
     pairs = _pairs(table, rates)
-    nic_per_bit = 1.0 / nodes.nic_bits_per_s
+    nic_per_bit = 1.0 / coef.nic_bits_per_s
 
     # scale: the largest single load (everything on its slowest node) maps to SCALE_TOP
     worst = float((rates.arrival * service[comp].max(axis=1)).sum())
     worst += sum(f * (ser[k] + deser[k]) for k, _, _, f in pairs)
-    worst += sum(f * table.tuple_bytes[k] * BITS_PER_BYTE for k, _, _, f in pairs) * float(
-        nic_per_bit.max()
-    )
+    worst += sum(f * bits[k] for k, _, _, f in pairs) * float(nic_per_bit.max())
     scale = SCALE_TOP / worst if worst > 0 else 1.0
 
     def q(v: float) -> int:
@@ -200,7 +190,7 @@ def solve(
         zs, cs, cd = [], q(f * ser[k]), q(f * deser[k])
         cpu[i].append(cs - cs * s)
         cpu[j].append(cd - cd * s)
-        nb = f * table.tuple_bytes[k] * BITS_PER_BYTE
+        nb = f * bits[k]
         for n in range(n_n):
             z = m.NewBoolVar(f"z{i}_{j}_{n}")
             m.AddImplication(z, y[i][n])
@@ -219,11 +209,11 @@ def solve(
         for g in range(n_g):
             m.AddBoolOr([s.Not(), x[i][g].Not(), x[j][g]])
     for e in range(n_e):
-        m.Add(sum(cpu[e]) <= lim)
-    has_fixed = bool(fixed.any())
-    jvm = int(round(scenario.network.worker_cpu_cores * FIXED_SCALE))
+        m.Add(sum(cpu[e]) <= lim * THREAD_CORES)
+    has_fixed = fixed is not None
+    jvm = int(round(coef.worker_cores * FIXED_SCALE))
     for n in range(n_n):
-        cores = float(nodes.cores[n])
+        cores = float(coef.capacity_cores[n])
         held = []  # fixed overheads: L x f summed over the executors and workers on n
         if has_fixed:
             for e in range(n_e):

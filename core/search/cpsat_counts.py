@@ -68,14 +68,8 @@ from ortools.sat.python import cp_model
 from core.model import Scenario
 from core.search.cpsat_bounds import FIXED_SCALE, cut_savings, least_load, start_load
 from core.simulator.capacity import Evaluator
-from core.simulator.costs import (
-    BITS_PER_BYTE,
-    deserialize_s,
-    node_arrays,
-    serialize_s,
-    service_matrix,
-)
-from core.simulator.rates import unit_rates
+from core.simulator.coefficients import THREAD_CORES
+from core.simulator.rates import UnitRates, unit_rates
 
 SCALE_TOP = 10**7  # as core.search.cpsat: the largest load in integer units
 LARGE = 60  # executors above which the per-executor model is too large to solve
@@ -121,7 +115,9 @@ def shuffle_exact(table) -> bool:
     return all(par[s.target] == 1 for s, lsp in zip(table.streams, table.local, strict=True) if lsp)
 
 
-def _rates(table):
+def model_rates(table) -> UnitRates:
+    """Rates per unit R as both CP-SAT models see them: a local-or-shuffle stream as
+    shuffle (every executor in a worker of its own)."""
     return unit_rates(table, np.arange(len(table.executors)) if table.has_local else None)
 
 
@@ -155,7 +151,7 @@ def flows(table, rates) -> list[Flow] | None:
 
 def applies(ev: Evaluator) -> bool:
     """True when the count model is exact for ``ev`` and the per-executor one too large."""
-    return len(ev.table.executors) > LARGE and flows(ev.table, _rates(ev.table)) is not None
+    return len(ev.table.executors) > LARGE and flows(ev.table, model_rates(ev.table)) is not None
 
 
 def solve(
@@ -172,28 +168,27 @@ def solve(
     :func:`core.search.cpsat.solve`; raises ValueError when the
     executors of some component are not interchangeable.
     """
-    table = ev.table
-    rates = _rates(table)
+    coef = ev.coef  # the capacity model's coefficients (core.simulator.coefficients)
+    table = coef.table
+    rates = model_rates(table)
     fl = flows(table, rates)
     if fl is None:
         raise ValueError("the count model needs interchangeable executors")
-    nodes = node_arrays(scenario)
-    service, fixed = service_matrix(ev.graph, scenario)
+    nodes, service, fixed = coef.nodes, coef.service_s, coef.fixed_cores
     exact = shuffle_exact(table)
-    ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
-    deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
+    ser, deser, bits = coef.ser_s, coef.deser_s, coef.bits
     starts = [int(v) for v in table.comp_start]
     n_c, n_n = len(starts) - 1, len(nodes.ids)
     size = [starts[c + 1] - starts[c] for c in range(n_c)]
     arrival = [float(rates.arrival[starts[c]]) if size[c] else 0.0 for c in range(n_c)]
-    nic_per_bit = 1.0 / nodes.nic_bits_per_s
+    nic_per_bit = 1.0 / coef.nic_bits_per_s
     pairs = [size[x.src] * size[x.dst] for x in fl]
 
     worst = sum(size[c] * arrival[c] * float(service[c].max()) for c in range(n_c))
     worst += sum(p * x.f * (ser[x.k] + deser[x.k]) for p, x in zip(pairs, fl, strict=True))
-    worst += sum(
-        p * x.f * table.tuple_bytes[x.k] * BITS_PER_BYTE for p, x in zip(pairs, fl, strict=True)
-    ) * float(nic_per_bit.max())
+    worst += sum(p * x.f * bits[x.k] for p, x in zip(pairs, fl, strict=True)) * float(
+        nic_per_bit.max()
+    )
     scale = SCALE_TOP / worst if worst > 0 else 1.0
 
     def q(v: float) -> int:
@@ -233,16 +228,16 @@ def solve(
                     terms.append(cs[i] * (size[x.dst] - cnt[x.dst][n]))
                 if x.dst == c:
                     terms.append(cd[i] * (size[x.src] - cnt[x.src][n]))
-            m.Add(sum(terms) <= lim).OnlyEnforceIf(has[c][n])
-    has_fixed = bool(fixed.any())
-    jvm = int(round(scenario.network.worker_cpu_cores * FIXED_SCALE))
+            m.Add(sum(terms) <= lim * THREAD_CORES).OnlyEnforceIf(has[c][n])
+    has_fixed = fixed is not None
+    jvm = int(round(coef.worker_cores * FIXED_SCALE))
     for n in range(n_n):
         load = [q(arrival[c] * service[c, n]) * cnt[c][n] for c in range(n_c)]
         nic_out, nic_in = [], []
         for i, x in enumerate(fl):
             load.append(cs[i] * (size[x.dst] * cnt[x.src][n] - same[i][n]))
             load.append(cd[i] * (size[x.src] * cnt[x.dst][n] - same[i][n]))
-            nb = x.f * table.tuple_bytes[x.k] * BITS_PER_BYTE
+            nb = x.f * bits[x.k]
             if nb > 0:
                 cb = q(nb * nic_per_bit[n])
                 nic_out.append(cb * (size[x.dst] * cnt[x.src][n] - same[i][n]))
@@ -259,7 +254,7 @@ def solve(
             p = m.NewIntVar(0, SCALE_TOP * 4, f"w{n}")
             m.Add(p >= lim).OnlyEnforceIf(used[n])
             held.append(jvm * p)
-        cores_n = int(round(float(nodes.cores[n]) * FIXED_SCALE))
+        cores_n = int(round(float(coef.capacity_cores[n]) * FIXED_SCALE))
         m.Add(FIXED_SCALE * sum(load) + sum(held) <= lim * cores_n)
         if nic_out:
             m.Add(sum(nic_out) <= lim)
@@ -279,7 +274,7 @@ def solve(
         if lim_ub is not None:
             q_c = [q(arrival[c] * float(service[c].min())) for c in range(n_c)]
             saving = [[cs[i] + cd[i], x.src, x.dst] for i, x in enumerate(fl)]
-            cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, nodes.cores)
+            cut_savings(m, lim, lim_ub, cnt, same, saving, q_c, coef.capacity_cores)
 
     def read(solver: cp_model.CpSolver) -> np.ndarray:
         counts = [[solver.Value(cnt[c][n]) for n in range(n_n)] for c in range(n_c)]
@@ -295,9 +290,9 @@ def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
     executors are interchangeable and no stream is local-or-shuffle, else its
     compute bound (valid for local-or-shuffle too).
     """
-    table = ev.table
-    rates = _rates(table)
-    service, _ = service_matrix(ev.graph, scenario)
+    coef = ev.coef
+    table, service = coef.table, coef.service_s
+    rates = model_rates(table)
     size = np.diff(table.comp_start)
     visits = np.bincount(table.exec_comp, rates.arrival, len(size))
     fed_locally = set(table.dst_comp[table.local].tolist())
@@ -314,14 +309,12 @@ def analytic_bound(scenario: Scenario, ev: Evaluator) -> float:
     fl = flows(table, rates) if shuffle_exact(table) else None
     streams = None
     if fl is not None:
-        ser = np.asarray(serialize_s(scenario.network, table.tuple_bytes), dtype=float)
-        deser = np.asarray(deserialize_s(scenario.network, table.tuple_bytes), dtype=float)
         streams = [
-            (x.src, x.dst, t * ser[x.k], t * deser[x.k])
+            (x.src, x.dst, t * coef.ser_s[x.k], t * coef.deser_s[x.k])
             for x in fl
             for t in [x.f * size[x.src] * size[x.dst]]
         ]
-    low = least_load(visits, busiest, service, node_arrays(scenario).cores, streams)
+    low = least_load(visits, busiest, service, coef.capacity_cores, streams)
     return math.inf if low <= 0 else 1.0 / low
 
 

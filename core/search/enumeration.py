@@ -31,6 +31,10 @@ from core.placement import SchedulerError
 from core.simulator.capacity import Evaluator
 from core.topology import build_graph
 
+# instance counts held by the tasks of a search_parallelism enumeration (every vector is
+# a tuple of one count per component): 20 million take about 200 MB as Python tuples
+MAX_VECTOR_CELLS = 20_000_000
+
 
 class Space:
     """Executors, slots and hardware classes of one scenario, for enumeration."""
@@ -261,6 +265,12 @@ def chunk_tasks(scenario: Scenario, params: Mapping[str, Any], chunks: int) -> t
         capacity = params["max_tasks_per_node"] * sum(1 for n in scenario.cluster.nodes if n.slots)
         total = math.comb(capacity, len(comps))
         _refuse_if_too_large(total, params["limit"], "instance-count vectors")
+        if total * len(comps) > MAX_VECTOR_CELLS:  # every vector is held in a task
+            raise SchedulerError(
+                f"optimal: {_readable(total)} instance-count vectors of {len(comps)} "
+                f"components are {_readable(total * len(comps))} counts to hold, above "
+                f"{MAX_VECTOR_CELLS:,} (the memory budget): shrink the scenario"
+            )
         vectors = list(instance_vectors(len(comps), capacity))
         size = max(1, math.ceil(len(vectors) / chunks))
         tasks = [

@@ -71,6 +71,7 @@ import numpy as np
 
 from core.model import Scenario
 from core.placement import Outcome, SchedulerError, Status, assignment
+from core.problem import Problem
 from core.schedulers.base import Param, SchedulerSpec, run_spec
 from core.search.enumeration import (
     Space,
@@ -104,6 +105,16 @@ POLISH_SHARE = 0.05  # of the time limit kept for the local search after an exac
 POLISH_SHARE_RELAXED = 0.2  # ... after the model that relaxes local-or-shuffle
 REACHED = 1e-9  # relative: a placement this close to the analytic bound is proven optimal
 CHUNKS = 8  # enumeration tasks by default (4 per core of 2 cores): fast chunks balance slow
+# CP-SAT models are not built above this many variables (as counted by cpsat_variables,
+# within a factor of 2 of the model's own count): a per-executor model of 193,000 variables
+# took 640 MB and 65 s to build (2 cores, busy), so this keeps a solve near half of the
+# 2 GB budget of issue 23 (the per-executor model of 50,000 executors on 5,000 nodes would
+# have 10^9). Nor, above ALWAYS_BUILT, beyond what BUILD_RATE builds in half the time limit.
+# The greedy and slotscope starts, improved by the local search, answer instead.
+MAX_CPSAT_VARIABLES = 300_000
+BUILD_RATE = 2_000  # counted variables built a second (measured 1,700 on 2 busy cores)
+ALWAYS_BUILT = 20_000  # counted variables: built whatever the time limit (seconds to build)
+SLOTSCOPE_SHARE = 0.4  # of the time limit the slotscope start may take when it is needed
 
 
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
@@ -145,9 +156,9 @@ def sweep(
     return [_cpsat_outcome(sc, r) for sc, r in zip(scenarios, results, strict=True)]
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
-    """:func:`search` with the built-in ``map`` (in process)."""
-    return search(scenario, params)
+def schedule(problem: Problem, params: Mapping[str, Any]) -> Outcome:
+    """:func:`search` of the problem's scenario with the built-in ``map`` (in process)."""
+    return search(problem.scenario, params)
 
 
 def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -159,8 +170,33 @@ def _cpsat_task(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]
     }
 
 
+def cpsat_variables(ev: Evaluator) -> tuple[str, int]:
+    """(model, variables) of the CP-SAT model :func:`solve_task` would build, counted from
+    the sizes alone (linear in the executors, nodes and streams): the count model's
+    counts, presence flags and same-node products per (component or stream, node); the
+    per-executor model's (executor, slot) and (executor, node) booleans and a (pair, node)
+    boolean per flow."""
+    from core.search import cpsat_counts  # loads OR-Tools: only when a task solves
+
+    table, nodes = ev.table, ev.nodes
+    n_e, n_n, n_g = len(table.executors), len(nodes.ids), nodes.slots
+    n_c = len(table.comp_start) - 1
+    if cpsat_counts.applies(ev):
+        return "counts", (3 * n_c + len(table.streams) + 2) * n_n + 1
+    sizes = np.diff(table.comp_start)
+    pairs = sum(int(sizes[table.src_comp[k]]) * int(sizes[table.dst_comp[k]]) for k in
+                range(len(table.streams)))  # fmt: skip
+    return "per-executor", n_e * (n_g + n_n) + n_g + pairs * (1 + n_n) + 1
+
+
 def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
-    """One CP-SAT solve (a task: plain JSON in, plain JSON out)."""
+    """One CP-SAT solve (a task: plain JSON in, plain JSON out).
+
+    Within ``time_limit`` whatever the size: a model above ``MAX_CPSAT_VARIABLES``, or
+    above what ``BUILD_RATE`` builds in half the time limit, is not built (the greedy and
+    slotscope starts, improved, answer), and the slotscope start gets at most
+    ``SLOTSCOPE_SHARE`` of the time left.
+    """
     from core.search import cpsat  # loads OR-Tools (~1 s): only when a task solves
 
     began = time.perf_counter()
@@ -170,16 +206,26 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
     hint = greedy_placement(ev, scenario, len(ev.executors))
     if len(np.unique(hint)) > scenario.workers:
         hint = None
-    share = POLISH_SHARE if cpsat.shuffle_exact(ev.table) else POLISH_SHARE_RELAXED
-    sol = cpsat.solve_auto(
-        scenario, ev, limit_s * (1 - share), task["workers"], hint=hint, symmetry=task["symmetry"]
-    )
+    model, variables = cpsat_variables(ev)
     limit = cpsat.analytic_bound(scenario, ev)
+    built = variables <= min(MAX_CPSAT_VARIABLES, max(ALWAYS_BUILT, BUILD_RATE * limit_s / 2))
+    if not built:
+        sol = cpsat.Solution(None, "not built", math.inf, 0.0, 0.0, False, variables, model)
+    else:
+        share = POLISH_SHARE if cpsat.shuffle_exact(ev.table) else POLISH_SHARE_RELAXED
+        sol = cpsat.solve_auto(
+            scenario, ev, limit_s * (1 - share), task["workers"], hint=hint,
+            symmetry=task["symmetry"],
+        )  # fmt: skip
     bound = min(sol.bound, limit) if sol.exact else limit
     # the relaxed model cannot see local-or-shuffle's saving: other starts may re-score higher
     starts = [("cpsat", sol.slots)]
     if not sol.exact:
-        starts += [("greedy", hint), ("slotscope", _slotscope_start(scenario, ev))]
+        left = max(limit_s - (time.perf_counter() - began), 0.0)
+        starts += [
+            ("greedy", hint),
+            ("slotscope", _slotscope_start(scenario, ev, SLOTSCOPE_SHARE * left)),
+        ]
     polish_s = max(limit_s - (time.perf_counter() - began), 0.0)
     if sol.status == "optimal" and sol.exact:
         polish_s = 0.0
@@ -195,6 +241,7 @@ def solve_task(task: Mapping[str, Any]) -> dict[str, Any]:
         "analytic_bound": limit,
         "wall_s": sol.wall_s,
         "exact": sol.exact,
+        "built": built,
         "variables": sol.variables,
         "model": sol.model,
     }
@@ -221,10 +268,10 @@ def _best_start(ev: Evaluator, starts, workers: int, budget_s: float):
     return starts[best][0], starts[best][1], moves[best], found[best]
 
 
-def _slotscope_start(scenario: Scenario, ev: Evaluator) -> np.ndarray | None:
-    """slotscope's placement (the best of the paper schedulers, improved) as a start, or
-    None when it fails or changes the parallelism."""
-    result = run_spec(SLOTSCOPE, scenario)
+def _slotscope_start(scenario: Scenario, ev: Evaluator, time_s: float) -> np.ndarray | None:
+    """slotscope's placement (the best of the paper schedulers, improved for at most
+    ``time_s`` seconds) as a start, or None when it fails or changes the parallelism."""
+    result = run_spec(SLOTSCOPE, scenario, {"time_limit": max(time_s, 0.1)})
     if not result.ok or dict(result.parallelism) != dict(ev.graph.parallelism):
         return None
     return ev.encode(result.placement())
@@ -234,6 +281,8 @@ def _status(result: Mapping[str, Any], max_rate: float) -> str:
     """The solver's status; "optimal" too when R* reaches the analytic bound."""
     if max_rate >= result.get("analytic_bound", math.inf) * (1.0 - REACHED):
         return "optimal"
+    if not result.get("built", True):
+        return "feasible (model too large for CP-SAT)"
     if not result["exact"]:
         return "feasible (local-or-shuffle relaxed)"
     return result["status"]
@@ -261,24 +310,37 @@ def _cpsat_outcome(scenario: Scenario, result: Mapping[str, Any]) -> Outcome:
         if gap is not None
         else "no proven bound"
     )
-    decisions = [
-        f"CP-SAT, {result.get('model', 'per-executor')} model "
-        f"({result['variables']:,} variables) in {result['wall_s']:.1f} s: {status}, "
-        f"{proof}; R* {score.max_rate:,.0f}/s, latency estimate "
+    summary = (
+        f"{status}, {proof}; R* {score.max_rate:,.0f}/s, latency estimate "
         f"{score.latency_estimate_ms:.3f} ms, {score.nodes_used} nodes"
-    ]
-    if not result["exact"]:
+    )
+    if result.get("built", True):
+        head = (
+            f"CP-SAT, {result.get('model', 'per-executor')} model "
+            f"({result['variables']:,} variables) in {result['wall_s']:.1f} s: {summary}"
+        )
+    else:
+        head = (
+            f"CP-SAT not run: its {result['model']} model would have {result['variables']:,} "
+            f"variables, above {MAX_CPSAT_VARIABLES:,} (the memory budget) or more than half "
+            f"the time limit builds ({BUILD_RATE:,}/s); the best of the "
+            f"greedy and slotscope placements, improved by local search: {summary}"
+        )
+    decisions = [head]
+    if not result["exact"] and result.get("built", True):
         decisions.append(
             "local-or-shuffle streams are modelled as shuffle by the CP-SAT model "
             "(their rates depend on the placement); the placement is re-scored exactly, "
             "and the bound is the compute bound, valid for every placement"
         )
+    elif not result.get("built", True):
+        decisions.append(f"kept the {result.get('start')} start; the bound is the compute bound")
     elif math.isfinite(bound) and bound < result.get("solver_bound", math.inf) * (1 - 1e-6):
         decisions.append(
             f"bound from the serialisation no placement avoids ({bound:,.0f}/s), tighter "
             f"than the solver's ({result['solver_bound']:,.0f}/s)"
         )
-    if result.get("start") in ("greedy", "slotscope"):
+    if result.get("start") in ("greedy", "slotscope") and result.get("built", True):
         decisions.append(
             f"the {result['start']} start placement re-scores higher than the relaxed CP-SAT "
             "placement: kept (local-or-shuffle keeps its streams inside a worker)"
@@ -362,7 +424,7 @@ SPEC = SchedulerSpec(
         Param("method", "cpsat", "cpsat (constraint program) or enumerate (exhaustive)", str),
         Param("time_limit", DEFAULT_TIME_LIMIT_S, "CP-SAT time limit, seconds", float, 0.1, 3600),
         Param("workers", 2, "CP-SAT search threads", int, 1, 64),
-        Param("limit", 200_000, "refuse enumerations with more candidates", int, 1),
+        Param("limit", 200_000, "refuse enumerations with more candidates", int, 1, 10**9),
         Param("search_parallelism", False, "enumerate instance-count vectors too", bool),
         Param("max_tasks_per_node", 10, "machine capacity in tasks (search_parallelism)", int, 1),
         Param("symmetry", True, "break symmetry between identical nodes and slots", bool),

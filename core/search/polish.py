@@ -15,7 +15,9 @@ in lexicographic order: R* (one over the largest) never falls, and a tie
 at the top is broken by the next load, so a bottleneck shared by several
 nodes can be relieved one node at a time. Loads are compared on a grid of
 1e-9 of the start's largest load, so every kept move is a strict step in a
-finite order and the search ends; it also ends at ``budget_s`` seconds.
+finite order and the search ends; it also ends at ``budget_s`` seconds
+(checked before every move scored: one executor's targets alone are
+thousands of slots on the largest clusters).
 Candidates: the busiest thread and the executors on the busiest node
 first, then every other executor (a thread may be relieved by moving its
 receivers), each to every other slot; the first move that improves is kept.
@@ -35,7 +37,7 @@ GRID = 1e-9  # load comparison grid, relative to the start's largest load
 def load_profile(ev: Evaluator, slots: np.ndarray) -> tuple[np.ndarray, int, int]:
     """Every load per unit R (largest first), the busiest node, the busiest thread."""
     loads = ev.loads(slots)
-    headroom = np.maximum(ev.nodes.cores - loads.fixed, 1e-300)
+    headroom = np.maximum(ev.coef.capacity_cores - loads.fixed, 1e-300)  # the node bound's
     node = loads.node_cpu / headroom
     everything = np.concatenate([node, loads.nic, loads.cpu])
     return np.sort(everything)[::-1], int(np.argmax(node)), int(np.argmax(loads.cpu))
@@ -82,6 +84,8 @@ def improve(
             for g in targets:
                 if g == home:
                     continue
+                if time.perf_counter() >= deadline:  # one mover's targets may take minutes
+                    break
                 best[e] = g
                 cand, c_node, c_thread = load_profile(ev, best)
                 c_key = tuple(np.round(cand / grid).astype(np.int64).tolist())

@@ -19,10 +19,13 @@ executor (after a swap, with the same one's next partner); the search ends
 when the scan comes back round to the last step taken without finding
 another (the rest of the pass was scored under that same placement), or
 when ``budget`` evaluations are spent (fewer on large topologies: see
-``SEARCH_WORK``). Candidates are scored in
-batches that run across executors (``Evaluator.score_many``, bit-identical to
-one score each) and read in scan order, so batching changes the speed only.
-Everything is deterministic: same input, same result.
+``SEARCH_WORK``), or at ``time_limit`` seconds from the start (then the best
+placement so far is the answer; past it no further starting scheduler runs
+either; only the largest topologies reach it: 50,000 executors take minutes).
+Candidates are scored in batches that run across executors
+(``Evaluator.score_many``, bit-identical to one score each) and read in scan
+order, so batching changes the speed only. Everything is deterministic (same
+input, same result) unless the time limit cuts the search.
 Since moves are only taken when they improve the objective, the result is
 never worse than the best start under the model.
 
@@ -42,6 +45,8 @@ Checked against the CP-SAT optimum (:mod:`core.search.cpsat`): R* within
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice, takewhile
 from typing import Any
@@ -51,11 +56,11 @@ import numpy as np
 from core.hardware import computation_power
 from core.model import Scenario, parse_scenario
 from core.placement import Outcome, Schedule, assignment
+from core.problem import Problem, problem_of
 from core.schedulers import PAPER_SCHEDULERS, feed
 from core.schedulers.base import Param, SchedulerSpec, run_spec
 from core.search.enumeration import score_key
 from core.simulator.capacity import Evaluator
-from core.topology import build_graph
 
 # One analytic evaluation costs time proportional to the executors, so the
 # search gets at most this many executor-evaluations (and at least 50 moves):
@@ -80,11 +85,15 @@ def start_task(task: Mapping[str, Any]) -> dict[str, Any] | None:
     return result.to_dict() if result.ok else None
 
 
-def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
+def _starts(
+    scenario: Scenario, mapper: Mapper, choose_parallelism: bool, deadline: float = math.inf
+):
     """Every paper scheduler's successful schedule, in registry order (the searches,
     ``optimal`` and this one, are not starting points: too slow, or ourselves).
 
-    Without ``choose_parallelism``, only those that keep the user's parallelism.
+    Without ``choose_parallelism``, only those that keep the user's parallelism. Past
+    ``deadline`` (``time.perf_counter``) no further one is asked for once one has
+    succeeded (with a lazy mapper such as the built-in ``map``, they do not run).
     """
     text = json.dumps(scenario.to_json_dict(), sort_keys=True)
     ids = [
@@ -92,7 +101,7 @@ def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
         for sid, spec in PAPER_SCHEDULERS.items()
         if choose_parallelism or spec.keeps_parallelism
     ]
-    asked = dict(build_graph(scenario).parallelism)
+    asked = dict(problem_of(scenario).graph.parallelism)
     for sid, shipped in zip(
         ids, mapper(start_task, [{"scenario": text, "scheduler": s} for s in ids]), strict=True
     ):
@@ -101,6 +110,8 @@ def _starts(scenario: Scenario, mapper: Mapper, choose_parallelism: bool):
         result = Schedule.from_dict(shipped)
         if choose_parallelism or dict(result.parallelism) == asked:
             yield sid, result
+            if time.perf_counter() > deadline:
+                return
 
 
 def _fmt(score) -> str:
@@ -121,7 +132,7 @@ def _gain(before, after) -> str:
 class _Search:
     """Local search state over one evaluator.
 
-    Candidates come from lazy streams (:meth:`_moves`, :meth:`_swaps`), each built
+    Candidates come from lazy streams (:meth:`move_candidates`, :meth:`swap_candidates`), each built
     under the current placement and tagged with where its stream resumes if it is
     taken. They are scored in batches that run on from one executor to the next
     and read in order, so the improvement taken is the first one a scan scoring
@@ -129,8 +140,16 @@ class _Search:
     and the stream restarts under the new placement.
     """
 
-    def __init__(self, ev, slots: np.ndarray, cap: int, budget: int, node_order: np.ndarray):
-        self.ev, self.cap, self.budget = ev, cap, budget
+    def __init__(
+        self,
+        ev,
+        slots: np.ndarray,
+        cap: int,
+        budget: int,
+        node_order: np.ndarray,
+        deadline: float = float("inf"),
+    ):
+        self.ev, self.cap, self.budget, self.deadline = ev, cap, budget, deadline
         self.slots = slots.copy()
         self.score = ev.score(self.slots)
         self.key = score_key(self.score)
@@ -155,7 +174,7 @@ class _Search:
         cells, never past the budget.
         """
         size = min(FIRST_BATCH, self.max_batch)
-        while self.evaluations < self.budget:
+        while self.evaluations < self.budget and time.perf_counter() < self.deadline:
             batch = list(islice(stream, min(size, self.budget - self.evaluations)))
             if not batch:
                 return None
@@ -173,7 +192,7 @@ class _Search:
             size = min(2 * size, self.max_batch)
         return None
 
-    def _targets(self, i: int) -> list[int]:
+    def targets(self, i: int) -> list[int]:
         """Where executor ``i`` may move: every other slot in use and the first free slot
         of every node, most powerful nodes first, a free slot only while fewer than
         ``cap`` are in use. Not a free slot of its own node when it is alone in its
@@ -195,15 +214,15 @@ class _Search:
                     out.append(lo + int(free[0]))
         return out
 
-    def _moves(self, order: list[int], start: int) -> Iterator[Candidate]:
+    def move_candidates(self, order: list[int], start: int) -> Iterator[Candidate]:
         """Each executor of ``order[start:]`` to each of its targets; taking one resumes
         with the next executor."""
         for k in range(start, len(order)):
             i = order[k]
-            for g in self._targets(i):
+            for g in self.targets(i):
                 yield k + 1, ((i, g),)
 
-    def _swaps(self, order: list[int], start: tuple[int, int]) -> Iterator[Candidate]:
+    def swap_candidates(self, order: list[int], start: tuple[int, int]) -> Iterator[Candidate]:
         """Each executor ``a`` of ``order[start[0]:]`` with every later ``b`` (larger
         index, in ``order``'s sequence from ``start[1]``) of another component in
         another slot; taking one resumes with the same ``a`` after that ``b``."""
@@ -232,9 +251,9 @@ class _Search:
         improved nothing, so the pass that would score them again is cut there (the
         steps taken are the same).
         """
-        phases = ((self._moves, 0), (self._swaps, (0, 0)))
+        phases = ((self.move_candidates, 0), (self.swap_candidates, (0, 0)))
         last = None  # the phase of the latest step and where its stream resumed
-        while self.evaluations < self.budget:
+        while self.evaluations < self.budget and time.perf_counter() < self.deadline:
             stepped = False
             for phase, (stream, start) in enumerate(phases):
                 stop = last[1] if last is not None and last[0] == phase else None
@@ -265,9 +284,9 @@ class _Search:
             self.moved[names[i]] = len(self.moves)
 
 
-def schedule(scenario: Scenario, params: Mapping[str, Any]) -> Outcome:
-    """:func:`search` with the built-in ``map`` (in process)."""
-    return search(scenario, params)
+def schedule(problem: Problem, params: Mapping[str, Any]) -> Outcome:
+    """:func:`search` of the problem's scenario with the built-in ``map`` (in process)."""
+    return search(problem.scenario, params)
 
 
 def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) -> Outcome:
@@ -276,9 +295,10 @@ def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) 
     ``mapper(func, tasks)`` runs the starting schedulers (one task each): the
     built-in ``map`` by default, or a distributed one given by the caller.
     """
+    deadline = time.perf_counter() + params["time_limit"]
     best = None
     tried = []
-    for sid, result in _starts(scenario, mapper, params["choose_parallelism"]):
+    for sid, result in _starts(scenario, mapper, params["choose_parallelism"], deadline):
         ev = Evaluator(scenario, result.parallelism)
         slots = ev.encode(result.placement())
         score = ev.score(slots)
@@ -291,7 +311,7 @@ def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) 
     node_order = np.argsort(-power, kind="stable")
     cap = max(scenario.workers, int(np.count_nonzero(np.bincount(slots))))
     budget = min(params["budget"], max(50, SEARCH_WORK // len(ev.executors)))
-    search = _Search(ev, slots, cap, budget, node_order)
+    search = _Search(ev, slots, cap, budget, node_order, deadline)
     loads = ev.loads(slots)
     order = [int(i) for i in np.argsort(-loads.cpu, kind="stable")]
     search.run(order)
@@ -331,7 +351,23 @@ SPEC = SchedulerSpec(
     name="slotscope (best start + local search)",
     paper="slotscope's own scheduler",
     params=(
-        Param("budget", 3_000, "maximum analytic evaluations of the local search", int, 1),
+        Param(
+            "budget",
+            3_000,
+            "maximum analytic evaluations of the local search (SEARCH_WORK caps it at "
+            "400,000 / executors anyway)",
+            int,
+            1,
+            SEARCH_WORK,
+        ),
+        Param(
+            "time_limit",
+            60.0,
+            "wall-clock limit, seconds: the local search stops there with its best placement",
+            float,
+            0.1,
+            3600,
+        ),
         Param(
             "choose_parallelism",
             False,

@@ -1,4 +1,4 @@
-"""The performance model: what a placement would give (SIMULATOR.md).
+"""The performance model: what a placement would give (docs/model.md).
 
 Two layers on one set of inputs: the analytic steady state
 (:mod:`core.simulator.capacity`: rates, CPU, NIC, memory, R*, bottleneck,
@@ -30,14 +30,22 @@ True
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import replace
 from typing import Any
 
 from core.model import ExecutorFlow, Observations, Scenario
 from core.placement import Schedule
-from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES
-from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score
+from core.settings import (
+    DEFAULT_TUPLES,
+    MAX_REPLICAS,
+    MAX_TUPLES,
+    MIN_TUPLES,
+    SettingsError,
+    check_count,
+    check_rate,
+    check_seed,
+)
+from core.simulator.capacity import RHO_CAP, Analysis, Evaluator, Score, evaluator_of
 from core.simulator.errors import SimulationError
 from core.simulator.flows import heaviest_flows
 from core.simulator.plan import trace_plan
@@ -58,6 +66,7 @@ __all__ = [
     "SimulationError",
     "TraceResult",
     "analyze",
+    "evaluator_of",
     "observe",
     "saturated_latency_ms",
     "simulate",
@@ -66,24 +75,24 @@ __all__ = [
 
 
 def _rate(rate: Any) -> float:
-    ok = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
-    if not ok or not math.isfinite(rate) or rate <= 0:
-        raise SimulationError("rate", f"{rate!r} is not a positive number of tuples/s")
-    return float(rate)
+    """:func:`core.settings.check_rate`, naming the argument ``rate``."""
+    try:
+        return check_rate(rate)
+    except SettingsError as err:
+        raise SimulationError("rate", err.message) from None
 
 
-def _count(name: str, value: Any, low: int, high: int | None = None) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise SimulationError(name, f"{value!r} is not an integer")
-    if high is not None and not low <= value <= high:
-        raise SimulationError(name, f"{value} is outside [{low}, {high}]")
-    if value < low:
-        raise SimulationError(name, f"{value} is below {low}")
-    return int(value)
+def _count(name: str, value: Any, low: int = 0, high: int | None = None) -> int:
+    """:func:`core.settings.check_count`, or with no upper bound (a replica, a seed)
+    :func:`core.settings.check_seed` (a whole number >= 0), naming the argument ``name``."""
+    try:
+        return check_seed(value) if high is None else check_count(name, value, low, high)
+    except SettingsError as err:
+        raise SimulationError(name, err.message) from None
 
 
 def _prepare(scenario: Scenario, schedule: Schedule, rate: float | None):
-    ev = Evaluator(scenario, schedule.parallelism)
+    ev = evaluator_of(scenario, schedule.parallelism)
     slots = ev.encode(schedule.placement())
     r0 = scenario.workload.rate if rate is None else _rate(rate)
     an = ev.evaluate(slots, r0)
@@ -144,10 +153,10 @@ def simulate(
     schedule: Schedule,
     rate: float,
     replica: int = 0,
-    tuples: int = 100_000,
+    tuples: int = DEFAULT_TUPLES,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """One result row of the ``simulate --json`` contract (DESIGN.md).
+    """One result row of the ``simulate --json`` contract (docs/architecture.md).
 
     Throughput, R*, CPU, memory and traffic come from the analytic layer at
     R_eff = min(rate, R*) (``saturated`` says when R_eff < rate). Latency
@@ -254,7 +263,7 @@ def simulate_replicas(
     schedule: Schedule,
     rate: float,
     replicas: int = 1,
-    tuples: int = 100_000,
+    tuples: int = DEFAULT_TUPLES,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """:func:`simulate` for replicas 0 .. replicas - 1 (``replicas`` >= 1)."""

@@ -26,17 +26,16 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from core.hardware import NodeArrays
 from core.model import ACKER_ID
 from core.simulator.batching import mean_hop_waits_s
-from core.simulator.costs import BITS_PER_BYTE
+from core.simulator.costs import BITS_PER_BYTE, HopDelays
 from core.simulator.placed_rates import row_bincount, row_take
-
-# The scorer is a core.simulator.capacity.Evaluator, which imports this module.
-Evaluator = Any
+from core.simulator.rates import StreamTable
+from core.topology import TopologyGraph
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +49,7 @@ class AckHop:
     tuple_bytes: float
 
 
-def ack_hop(graph, table) -> AckHop | None:
+def ack_hop(graph: TopologyGraph, table: StreamTable) -> AckHop | None:
     """The acker -> spout hop of a topology; None without ackers or acks to them."""
     if ACKER_ID not in graph.components or not graph.reliable_spouts:
         return None
@@ -73,27 +72,31 @@ def ack_hop(graph, table) -> AckHop | None:
 
 
 def ack_return_s(
-    ev: Evaluator, slot_of: np.ndarray, node_of: np.ndarray, acker_sojourn: np.ndarray
+    hop: AckHop,
+    nodes: NodeArrays,
+    delays: HopDelays,
+    slot_of: np.ndarray,
+    node_of: np.ndarray,
+    acker_sojourn: np.ndarray,
 ) -> np.ndarray:
     """Mean delay of the acker's message to the spout, s, for each row of placements.
 
     ``slot_of`` and ``node_of`` are (B, E); ``acker_sojourn`` (B,) the ackers'
     mean sojourn (what the flush timer's first wait depends on).
     """
-    hop: AckHop = ev._ack
-    _, n_g, n_n = ev._dims
+    n_g, n_n = nodes.slots, len(nodes.ids)
     ackers_slot, ackers_node = slot_of[:, hop.ackers], node_of[:, hop.ackers]
     spouts_node = node_of[:, hop.spouts]
     same_worker = row_take(row_bincount(slot_of[:, hop.spouts], hop.weight, n_g), ackers_slot)
     same_node = row_take(row_bincount(spouts_node, hop.weight, n_n), ackers_node)
-    if ev._racks > 1:
-        rack = ev.nodes.rack
-        spread = row_bincount(rack[spouts_node], hop.weight, ev._racks)
+    if delays.racks > 1:
+        rack = nodes.rack
+        spread = row_bincount(rack[spouts_node], hop.weight, delays.racks)
         same_rack = row_take(spread, rack[ackers_node])
     else:
         same_rack = same_node
-    lat = ev._class_s
-    wire = hop.tuple_bytes * BITS_PER_BYTE / ev.nodes.nic_bits_per_s[ackers_node]
+    lat = delays.class_s
+    wire = hop.tuple_bytes * BITS_PER_BYTE / nodes.nic_bits_per_s[ackers_node]
     delay = (
         same_worker * lat[0]
         + (same_node - same_worker) * lat[1]
@@ -101,8 +104,8 @@ def ack_return_s(
         + (1.0 - same_rack) * lat[3]
         + (1.0 - same_node) * wire
     )
-    if ev._flush_s > 0:
+    if delays.flush_s > 0:
         delay = delay + mean_hop_waits_s(
-            ev._flush_s, acker_sojourn[:, None], False, 1.0 - same_worker
+            delays.flush_s, acker_sojourn[:, None], False, 1.0 - same_worker
         )
-    return delay.mean(axis=1) + ev._spout_wait_s
+    return delay.mean(axis=1) + delays.spout_wait_s

@@ -11,162 +11,158 @@ row where the single call would stop. So the scores are bit-for-bit those of
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from core.simulator.acking import ack_return_s
+from core.simulator.acking import AckHop, ack_return_s
 from core.simulator.batching import mean_hop_waits_s
+from core.simulator.coefficients import (
+    CORE_FLOOR,
+    Coefficients,
+    UnitLoads,
+    max_rate,
+    pair_sums,
+    peak_loads,
+    unit_loads,
+)
 from core.simulator.contention import CONTENTION_TOL, MEAN_FIELD_SWEEPS
-from core.simulator.costs import BITS_PER_BYTE
+from core.simulator.costs import HopDelays
 from core.simulator.placed_rates import placed_unit_rates_many, row_bincount, row_take
-from core.simulator.results import CORE_FLOOR, RHO_CAP, Score, node_cpu_load
-
-# The scorer is a core.simulator.capacity.Evaluator, which imports this module.
-Evaluator = Any
+from core.simulator.results import RHO_CAP, Score
 
 
-def _rates(ev: Evaluator, slot_of: np.ndarray):
-    """Arrival, sender output and stream totals per row (broadcastable when static)."""
-    if ev._static is not None:
-        r = ev._static
-        return r.arrival, r.src_out, r.out_total, r.local_total, ev._totals[1], ev._total
-    arrival, src_out, out_total, local_total = placed_unit_rates_many(
-        ev._plan, slot_of, ev._dims[1]
-    )
-    return (
-        arrival,
-        src_out,
-        out_total,
-        local_total,
-        out_total[:, ev.table.tgt_sid],
-        out_total * ev._plan.weight_total + local_total,
-    )
+@dataclass(frozen=True, eq=False)
+class PathModel:
+    """What the latency estimate needs beyond the capacity coefficients, per Problem.
+
+    Attributes
+    ----------
+    coef : Coefficients
+        The capacity model (:mod:`core.simulator.coefficients`).
+    delays : HopDelays
+        Fixed delays per locality class, flush period, racks.
+    ack : AckHop or None
+        The acker's message back to the spout (:mod:`core.simulator.acking`).
+    in_streams : tuple
+        Per component (topological order), its input streams as (stream, source component).
+    inv_visit : ndarray, shape (C,)
+        1 / tuples each component processes per unit R (0 where none).
+    src_spout : ndarray of bool, shape (S,)
+        The stream's source is a spout.
+    visit_total : float
+        Tuples processed per unit R, all components together.
+    cv2 : float
+        Squared coefficient of variation of service times.
+    rate : float
+        The workload's offered rate, tuples/s (the default of ``rate``).
+    """
+
+    coef: Coefficients
+    delays: HopDelays
+    ack: AckHop | None
+    in_streams: tuple[tuple[tuple[int, int], ...], ...]
+    inv_visit: np.ndarray
+    src_spout: np.ndarray
+    visit_total: float
+    cv2: float
+    rate: float
 
 
-def score_many(ev: Evaluator, slots: np.ndarray, rate: float | None = None) -> list[Score]:
-    """``[ev.score(row, rate) for row in slots]`` in one pass; ``slots`` is (B, E)."""
-    t, nodes = ev.table, ev.nodes
-    n_s, n_g, n_n = ev._dims
+def placed_rates(coef: Coefficients, slot_of: np.ndarray):
+    """Arrival, sender output, local totals, per-target stream totals and stream totals
+    of every row of ``slot_of`` (one row for all when no rate moves with the placement)."""
+    if coef.static is not None:
+        r = coef.static
+        return r.arrival, r.src_out, r.local_total, coef.o_tot, coef.total
+    plan = coef.plan
+    arrival, src_out, out_total, local_total = placed_unit_rates_many(plan, slot_of, coef.dims[1])
+    o_tot = out_total[:, coef.table.tgt_sid]
+    return arrival, src_out, local_total, o_tot, out_total * plan.weight_total + local_total
+
+
+def score_many(model: PathModel, slots: np.ndarray, rate: float | None = None) -> list[Score]:
+    """``[Evaluator.score(row, rate) for row in slots]`` in one pass; ``slots`` is (B, E)."""
+    coef = model.coef
+    t, nodes, n_n = coef.table, coef.nodes, coef.dims[2]
     slot_of = np.atleast_2d(np.asarray(slots, dtype=np.int64))
     n_rows = slot_of.shape[0]
     if n_rows == 0:
         return []
-    node_of = nodes.slot_node[slot_of]
-    arrival, src_out, out_total, local_total, o_tot, total = _rates(ev, slot_of)
-    w_tot = ev._totals[0] if ev._static is not None else ev._w_tot
-    ks = ev._src_g + slot_of[:, t.src_ex]
-    kt = ev._tgt_g + slot_of[:, t.tgt_ex]
-    nsrc, ntgt = node_of[:, t.src_ex], node_of[:, t.tgt_ex]
-    ns, nt = ev._src_n + nsrc, ev._tgt_n + ntgt
-    out_g = row_bincount(ks, src_out, n_s * n_g)
-    w_g = row_bincount(kt, t.tgt_w, n_s * n_g)
-    out_n = row_bincount(ns, src_out, n_s * n_n)
-    w_n = row_bincount(nt, t.tgt_w, n_s * n_n)
-    same_worker = (out_g * w_g).reshape(n_rows, n_s, n_g).sum(2) + local_total
-    same_node = (out_n * w_n).reshape(n_rows, n_s, n_n).sum(2) + local_total
-    ser = src_out * (w_tot - row_take(w_g, ks)) * ev._ser_i
-    deser = t.tgt_w * (o_tot - row_take(out_g, kt)) * ev._deser_j
-    send_n = src_out * (w_tot - row_take(w_n, ns))
-    recv_n = t.tgt_w * (o_tot - row_take(out_n, nt))
-    service = ev.service_s[t.exec_comp[None, :], node_of]
-    n_e = slot_of.shape[1]
-    serdes = row_bincount(
-        np.broadcast_to(ev._both_ex, (n_rows, len(ev._both_ex))),
-        np.concatenate([ser, deser], axis=1),
-        n_e,
-    )
-    cpu = arrival * service + serdes
-    busy = arrival > 0
-    serdes = np.where(busy, serdes / np.where(busy, arrival, 1.0), 0.0)
-    node_cpu = row_bincount(node_of, cpu, n_n)
-    if ev._fixed is not None:
-        fixed = row_bincount(node_of, ev._fixed[t.exec_comp[None, :], node_of], n_n)
-    else:
-        fixed = np.zeros((n_rows, n_n))
-    if ev._worker_cores > 0:
-        in_use = row_bincount(slot_of, None, n_g) > 0
-        fixed = fixed + ev._worker_cores * row_bincount(
-            np.broadcast_to(nodes.slot_node, in_use.shape), in_use, n_n
+    arrival, src_out, local_total, o_tot, total = placed_rates(coef, slot_of)
+    loads = unit_loads(coef, slot_of, arrival, src_out, local_total, o_tot)
+    node_of, service, serdes, cpu = loads.node_of, loads.service, loads.serdes, loads.cpu
+    peaks = peak_loads(coef, loads)
+    rates = [
+        max_rate(max(thread, node, link))
+        for thread, node, link in zip(
+            peaks.thread.tolist(), peaks.node.tolist(), peaks.nic.tolist(), strict=True
         )
-    nic_out = row_bincount(nsrc, send_n * ev._bytes_i, n_n)
-    nic_in = row_bincount(ntgt, recv_n * ev._bytes_j, n_n)
-    nic = np.maximum(nic_out, nic_in) * BITS_PER_BYTE / nodes.nic_bits_per_s
-    wire = row_bincount(
-        np.broadcast_to(t.src_sid, nsrc.shape),
-        send_n * ev._bytes_i * BITS_PER_BYTE / nodes.nic_bits_per_s[nsrc],
-        n_s,
-    )
-    max_rate = _max_rates(ev, cpu, node_cpu, fixed, nic)
-    r0 = ev.scenario.workload.rate if rate is None else float(rate)
-    r_eff = [min(r0, m) for m in max_rate]
-    if not ev._has_fixed:
-        cores = np.broadcast_to(ev._free_cores, (n_rows, n_n))
+    ]
+    r0 = model.rate if rate is None else float(rate)
+    r_eff = [min(r0, m) for m in rates]
+    if not coef.has_fixed:
+        cores = np.broadcast_to(coef.free_cores, (n_rows, n_n))
     else:
-        cores = np.maximum(nodes.cores - fixed, CORE_FLOOR)
+        cores = np.maximum(coef.capacity_cores - loads.fixed, CORE_FLOOR)
     r_col = np.array(r_eff)[:, None]
     stretch = _mean_field(r_col * cpu, node_of, cores)
     lam = r_col * arrival
     compute = service * stretch
     mean = compute + serdes * stretch
     rho = np.minimum(lam * mean, RHO_CAP)
-    sojourn = mean + lam * (compute * compute * ev._cv2 + mean * mean) / (2.0 * (1.0 - rho))
-    n_c = len(ev._in)
+    sojourn = mean + lam * (compute * compute * model.cv2 + mean * mean) / (2.0 * (1.0 - rho))
+    n_c = len(model.in_streams)
     weighted = row_bincount(np.broadcast_to(t.exec_comp, sojourn.shape), arrival * sojourn, n_c)
-    comp_s = weighted * ev._inv_visit
-    sw, sn = same_worker, same_node
-    total = np.broadcast_to(total, sw.shape)
-    sr = _same_rack(ev, node_of, src_out, local_total) if ev._racks > 1 else sn
-    lat = ev._class_s
-    delay_sum = sw * lat[0] + (sn - sw) * lat[1] + (sr - sn) * lat[2] + (total - sr) * lat[3] + wire
-    delay = delay_sum / np.where(total > 0, total, 1.0)
-    if ev._flush_s > 0:
-        share = 1.0 - sw / np.where(total > 0, total, 1.0)
-        delay = delay + mean_hop_waits_s(ev._flush_s, comp_s[:, t.src_comp], ev._src_spout, share)
-    flows = total > 0
+    comp_s = weighted * model.inv_visit
+    delay, flows = _hop_delays(model, loads, comp_s, src_out, local_total, total)
     path = np.zeros((n_rows, n_c))
-    for c, ins in enumerate(ev._in):
+    for c, ins in enumerate(model.in_streams):
         best = np.zeros(n_rows)
         for k, u in ins:
             cand = path[:, u] + delay[:, k]
             best = np.where(flows[:, k] & (cand > best), cand, best)
         path[:, c] = comp_s[:, c] + best
-    if ev._ack is not None:
-        a = ev._ack.component
-        path[:, a] = path[:, a] + ack_return_s(ev, slot_of, node_of, comp_s[:, a])
+    if model.ack is not None:
+        a = model.ack.component
+        back = ack_return_s(model.ack, nodes, model.delays, slot_of, node_of, comp_s[:, a])
+        path[:, a] = path[:, a] + back
     latency = (path.max(1) * 1e3).tolist()
     used = np.count_nonzero(row_bincount(node_of, None, n_n), axis=1).tolist()
     return [
         Score(
-            throughput=r * ev._visit_total,
+            throughput=r * model.visit_total,
             max_rate=m,
             latency_estimate_ms=lat_ms,
             nodes_used=n,
         )
-        for r, m, lat_ms, n in zip(r_eff, max_rate, latency, used, strict=True)
+        for r, m, lat_ms, n in zip(r_eff, rates, latency, used, strict=True)
     ]
 
 
-def _max_rates(ev: Evaluator, cpu, node_cpu, fixed, nic) -> list[float]:
-    """R* of every row, as :meth:`Evaluator._bounds` (the first of equal loads wins)."""
-    node_load = node_cpu_load(node_cpu, ev.nodes.cores - fixed, ev._has_fixed)
-    rows = np.arange(cpu.shape[0])
-    peaks = zip(
-        cpu[rows, cpu.argmax(1)].tolist(),
-        node_load[rows, node_load.argmax(1)].tolist(),
-        nic[rows, nic.argmax(1)].tolist(),
-        strict=True,
+def _hop_delays(
+    model: PathModel,
+    loads: UnitLoads,
+    comp_s: np.ndarray,
+    src_out: np.ndarray,
+    local_total: np.ndarray,
+    total: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean transfer delay of every stream, s, and whether it carries tuples, (B, S)."""
+    t, delays = model.coef.table, model.delays
+    lat = delays.class_s
+    sw, sn = loads.same_worker, loads.same_node
+    total = np.broadcast_to(total, sw.shape)
+    sr = _same_rack(model, loads.node_of, src_out, local_total) if delays.racks > 1 else sn
+    delay_sum = (
+        sw * lat[0] + (sn - sw) * lat[1] + (sr - sn) * lat[2] + (total - sr) * lat[3] + loads.wire
     )
-    out = []
-    for thread, node, link in peaks:
-        load = thread
-        if node > load:
-            load = node
-        if link > load:
-            load = link
-        out.append(math.inf if load <= 0 else (0.0 if math.isinf(load) else 1.0 / load))
-    return out
+    delay = delay_sum / np.where(total > 0, total, 1.0)
+    if delays.flush_s > 0:
+        share = 1.0 - sw / np.where(total > 0, total, 1.0)
+        waits = mean_hop_waits_s(delays.flush_s, comp_s[:, t.src_comp], model.src_spout, share)
+        delay = delay + waits
+    return delay, total > 0
 
 
 def _mean_field(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> np.ndarray:
@@ -211,10 +207,10 @@ def _mean_field(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> n
     return result
 
 
-def _same_rack(ev: Evaluator, node_of, src_out, local_total) -> np.ndarray:
+def _same_rack(model: PathModel, node_of, src_out, local_total) -> np.ndarray:
     """Tuples per unit R of every stream that stay inside one rack, (B, S)."""
-    t, n_r = ev.table, ev._racks
-    rack = ev.nodes.rack[node_of]
-    out_r = row_bincount(ev._src_r + rack[:, t.src_ex], src_out, len(t.streams) * n_r)
-    w_r = row_bincount(ev._tgt_r + rack[:, t.tgt_ex], t.tgt_w, len(t.streams) * n_r)
-    return (out_r * w_r).reshape(node_of.shape[0], -1, n_r).sum(2) + local_total
+    t, n_r, coef = model.coef.table, model.delays.racks, model.coef
+    rack = coef.nodes.rack[node_of]
+    src_r, tgt_r = t.src_sid * n_r, t.tgt_sid * n_r
+    src, tgt = src_r + rack[:, t.src_ex], tgt_r + rack[:, t.tgt_ex]
+    return pair_sums(src, src_out, tgt, t.tgt_w, len(t.streams), n_r)[0] + local_total

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core.model import Network, Scenario
+from core.problem import Problem
 from core.simulator.batching import Flush, arrivals
 from core.simulator.capacity import Evaluator
 from core.simulator.costs import deserialize_s, locality_class, serialize_s, transfer_delay_s
@@ -136,6 +138,17 @@ def scenario_key(scenario: Scenario) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
 
 
+_SCENARIO_KEYS: weakref.WeakKeyDictionary[Problem, int] = weakref.WeakKeyDictionary()
+
+
+def _problem_key(problem: Problem) -> int:
+    """:func:`scenario_key` of a Problem's scenario, computed once per Problem."""
+    key = _SCENARIO_KEYS.get(problem)
+    if key is None:
+        key = _SCENARIO_KEYS[problem] = scenario_key(problem.scenario)
+    return key
+
+
 def trace_plan(
     evaluator: Evaluator, slots: np.ndarray, rate: float, service_rate: float | None = None
 ) -> TracePlan:
@@ -153,7 +166,7 @@ def trace_plan(
     plan = TracePlan(
         table=evaluator.table,
         rate=float(rate),
-        scenario_key=scenario_key(evaluator.scenario),
+        scenario_key=_problem_key(evaluator.problem),
         service_cv=evaluator.scenario.workload.service_cv,
         network=evaluator.scenario.network,
         mean_s=loads.service * stretch,

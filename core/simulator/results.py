@@ -14,15 +14,6 @@ import numpy as np
 from core.simulator.rates import UnitRates
 
 RHO_CAP = 0.99  # utilisation charged to a saturated server in the latency estimate
-CORE_FLOOR = 1e-6  # cores left to a node's executors when fixed overheads take them all
-
-
-def node_cpu_load(node_cpu: np.ndarray, headroom: np.ndarray, fixed_overheads: bool) -> np.ndarray:
-    """Each node's executor CPU over the cores its fixed overheads leave (inf when none)."""
-    if not fixed_overheads:
-        return node_cpu / headroom
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(headroom > 0, node_cpu / np.maximum(headroom, 1e-300), np.inf)
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,8 @@ from core.simulator.window import emissions, spout_queues, sweep_emissions
 FLUSH_STREAM = "__flush"  # random stream of the workers' flush timer phases
 TRANSFER_STREAM = "__transfer"  # random stream of the workers' transfer thread phases
 SPOUT_WAKE_STREAM = "__spout_wake"  # random stream of the spout executors' wake-up phases
-WARMUP_FRACTION = 0.1  # SIMULATOR.md: drop the first 10% of spout tuples
-PERCENTILES = (50, 95, 99)  # reported, with mean and max (DESIGN.md result contract)
+WARMUP_FRACTION = 0.1  # docs/model.md, "The event trace": the first 10% are dropped
+PERCENTILES = (50, 95, 99)  # with mean and max (docs/architecture.md, "The command-line contracts")
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,7 +5,7 @@ from core.schedulers.base import sort_slots
 
 
 def test_sort_slots_matches_storms_documented_example():
-    # SCHEDULERS.md: s1 with 2 free slots, s2 with 3 -> s2:0, s1:0, s2:1, s1:1, s2:2
+    # docs/schedulers.md: s1 with 2 free slots, s2 with 3 -> s2:0, s1:0, s2:1, s1:1, s2:2
     assert sort_slots({"s1": [0, 1], "s2": [0, 1, 2]}) == [
         ("s2", 0),
         ("s1", 0),

@@ -370,3 +370,30 @@ def test_hetero_path_depends_on_r0():
     result = run_scheduler(authors_scenario(topology, mix), "hetero")
     assert result.details["max_throughput"] == pytest.approx(300_248, abs=1.0)
     assert result.details["max_throughput"] / theirs == pytest.approx(0.802, abs=0.001)
+
+
+class _FastClock:
+    """A clock that moves 1,000 s at every reading: any time limit passes at once."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1000.0
+        return self.now
+
+
+def test_time_limit_ends_in_the_last_stable_state(monkeypatch):
+    """The loop checks the clock before each step: with the limit passed, the first
+    assignment at R0 (stable by construction) is the answer, and ``stop`` says why."""
+    import core.schedulers.hetero as hetero
+
+    sc = spout_and_bolt([{"id": "m1", **ONE_CORE}, {"id": "m2", **ONE_CORE}])
+    free = run_scheduler(sc, "hetero")
+    assert free.details["final_rate"] > 1.0  # without the limit the rate rises
+    monkeypatch.setattr(hetero.time, "perf_counter", _FastClock())
+    out = run_scheduler(sc, "hetero", {"time_limit": 5.0, "r0": 1.0})
+    assert out.ok
+    assert out.details["stop"] == "time limit of 5 s reached"
+    assert out.details["final_rate"] == 1.0
+    assert dict(out.parallelism) == {"spout": 1, "bolt": 1}

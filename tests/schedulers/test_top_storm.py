@@ -10,7 +10,7 @@ from core.registry import run_scheduler
 from core.schedulers.top_storm import group_executors
 from core.topology import build_graph
 
-# TOP-Storm's own five supervisors (SCHEDULERS.md), DP FLOPs per cycle of each CPU.
+# TOP-Storm's own five supervisors (docs/schedulers.md), DP FLOPs per cycle of each CPU.
 # Power = 0.8 x cores x GHz x FLOPs/cycle + 0.2 x RAM GB:
 #   e-i7x8  8 x 3.4  x 16 = 435.2  -> 348.16 + 1.54 = 349.70
 #   d-i7x4  4 x 3.4  x 16 = 217.6  -> 174.08 + 1.54 = 175.62

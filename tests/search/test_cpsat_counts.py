@@ -112,7 +112,7 @@ def test_fields_with_unequal_keys_are_not_interchangeable():
         }
     )
     ev = Evaluator(sc)
-    assert cpsat_counts.flows(ev.table, cpsat_counts._rates(ev.table)) is None
+    assert cpsat_counts.flows(ev.table, cpsat_counts.model_rates(ev.table)) is None
     with pytest.raises(ValueError):
         cpsat_counts.solve(sc, ev, 1.0)
 

@@ -212,3 +212,32 @@ def test_ranks_by_r_star_below_saturation():
     assert r_star(sc, result) == -brute_force(sc)[0]
     assert first.throughput == ev.score(ev.encode(result.placement())).throughput
     assert r_star(sc, result) > first.max_rate
+
+
+@pytest.mark.parametrize("name", ["wordcount", "rollingcount", "exclamation", "lf-star-x10"])
+def test_the_model_size_is_counted_within_a_factor_of_two_without_building_it(name):
+    from core.search import cpsat
+    from core.search.optimal import cpsat_variables
+
+    sc = preset(name)
+    ev = Evaluator(sc)
+    model, counted = cpsat_variables(ev)
+    built = cpsat.solve_auto(sc, ev, 0.2, 1)
+    assert model == built.model
+    assert built.variables / 2 <= counted <= 2 * built.variables
+
+
+def test_a_model_above_the_cap_is_not_built_and_the_improved_starts_answer(monkeypatch):
+    import core.search.optimal as optimal
+
+    monkeypatch.setattr(optimal, "MAX_CPSAT_VARIABLES", 0)
+    sc = preset("wordcount")
+    out = run_scheduler(sc, "optimal", {"time_limit": 5})
+    assert out.ok and out.decisions[0].startswith("CP-SAT not run: its per-executor model")
+    assert out.details["status"] in ("optimal", "feasible (model too large for CP-SAT)")
+    ev = Evaluator(sc)
+    assert sorted(a.executor for a in out.assignments) == sorted(ev.executors)
+    start = run_scheduler(sc, "slotscope")  # one of the starts; the local search only improves
+    assert ev.score(ev.encode(out.placement())).max_rate >= ev.score(
+        ev.encode(start.placement())
+    ).max_rate * (1 - 1e-9)

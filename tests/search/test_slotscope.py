@@ -126,7 +126,7 @@ def test_a_converged_search_leaves_no_improving_move_or_swap(name):
     search, order = _search_from_even(name, budget=100_000)
     assert search.evaluations < 100_000 and len(search.moves) > 0
     key = score_key(search.score)
-    for stream, start in ((search._moves, 0), (search._swaps, (0, 0))):
+    for stream, start in ((search.move_candidates, 0), (search.swap_candidates, (0, 0))):
         rows = []
         for _, changes in stream(order, start):
             row = search.slots.copy()
@@ -145,7 +145,21 @@ def test_a_lone_executor_is_not_moved_to_a_free_slot_of_its_own_node():
     search.slots[0] = free[0]  # executor 0 alone in a slot of a node with more free slots
     home = nodes.slot_node[free[0]]
     assert np.count_nonzero(nodes.slot_node[free] == home) > 1
-    targets = search._targets(0)
+    targets = search.targets(0)
     count = np.bincount(search.slots, minlength=nodes.slots)
     assert not [g for g in targets if nodes.slot_node[g] == home and count[g] == 0]
     assert len([g for g in targets if count[g] == 0]) == len(nodes.ids) - 1
+
+
+def test_time_limit_keeps_the_first_start_and_stops_the_search(monkeypatch):
+    """Past the limit no further start runs and no candidate is scored: the answer is
+    the first start's placement (even's, first in registry order)."""
+    import core.search.slotscope as slotscope
+
+    sc = preset("wordcount")
+    clock = iter(range(0, 10**9, 1000))  # 1,000 s at every reading
+    monkeypatch.setattr(slotscope.time, "perf_counter", lambda: float(next(clock)))
+    out = run_scheduler(sc, "slotscope", {"time_limit": 5.0})
+    assert out.ok and out.details["start"] == "even"
+    assert out.details["evaluations"] == 1 and out.details["steps"] == 0
+    assert out.placement() == run_scheduler(sc, "even").placement()

@@ -22,7 +22,14 @@ def test_the_return_hop_mixes_the_localities_of_the_trees_spout_executors():
     sc, sched = acked_pair(NEAR, network=NO_IDLE_SLEEP)
     ev = Evaluator(sc)
     loads = ev.loads(ev.encode(sched.placement()))
-    back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.zeros(1))
+    back = ack_return_s(
+        ev.path.ack,
+        ev.nodes,
+        ev.path.delays,
+        loads.slot_of[None, :],
+        loads.node_of[None, :],
+        np.zeros(1),
+    )
     assert back[0] == pytest.approx(0.5 * 1e-6 + 0.5 * (250e-6 + WIRE_S), rel=1e-12)
 
 
@@ -34,7 +41,14 @@ def test_with_batching_the_return_hop_waits_for_both_workers_timers():
     ev = Evaluator(sc)
     loads = ev.loads(ev.encode(sched.placement()))
     sojourn = 0.2e-3
-    back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.array([sojourn]))
+    back = ack_return_s(
+        ev.path.ack,
+        ev.nodes,
+        ev.path.delays,
+        loads.slot_of[None, :],
+        loads.node_of[None, :],
+        np.array([sojourn]),
+    )
     unbatched = 0.5 * 1e-6 + 0.5 * (250e-6 + WIRE_S)
     waits = (1e-3 - sojourn) + 1e-3 + 0.5 * 0.5e-3
     assert back[0] == pytest.approx(unbatched + waits, rel=1e-12)
@@ -59,7 +73,7 @@ def test_the_tree_ends_when_the_acker_message_reaches_the_spout():
 
 def test_unreliable_spouts_send_no_acks_so_nothing_returns():
     sc, sched = acked_pair(NEAR, network=NO_IDLE_SLEEP, reliable=False)
-    assert Evaluator(sc)._ack is None
+    assert Evaluator(sc).path.ack is None
     row = simulate(sc, sched, rate=100.0, tuples=20_000)  # half the trees cross: sample many
     # s#0's trees stay in n0's worker (1 + 1 + 1 us); s#1's cross to it: 1 us + 2 us to
     # serialise, 250 us + 1.6 us on the wire (200 B), 3 us to deserialise + 1 us; no acker

@@ -54,7 +54,7 @@ def test_score_many_equals_score_with_acks_returning_to_the_spouts(wordcount_ack
             update={"network": wordcount_acked.network.model_copy(update=network)}
         )
         ev = Evaluator(sc)
-        assert ev._ack is not None
+        assert ev.path.ack is not None
         rows = _candidates(ev, ev.encode(run_scheduler(sc, "even").placement()), seed=1)
         for rate in (None, 1.0, 1e9):
             assert ev.score_many(rows, rate) == [ev.score(row, rate) for row in rows]

@@ -99,8 +99,8 @@ def test_a_node_with_no_more_executors_than_cores_never_slows():
 
 def test_storm_cost_defaults_are_the_network_defaults_and_override_by_name():
     from core.model import Network
-    from core.simulator.costs import DEFAULT_COSTS
-    from core.topology import acker_component
+    from core.problem import DEFAULT_COSTS
+    from core.topology import ACK_TUPLE_BYTES, acker_component
 
     net = Network()
     names = ("intra_worker_us", "inter_worker_us", "inter_node_us")
@@ -108,13 +108,13 @@ def test_storm_cost_defaults_are_the_network_defaults_and_override_by_name():
         assert getattr(DEFAULT_COSTS, name) == getattr(net, name)
     assert (DEFAULT_COSTS.serialize_us, DEFAULT_COSTS.deserialize_us) == (2.0, 3.0)
     sc = make([{"id": "s", "parallelism": 1}], topology={"ackers": 1})
-    assert acker_component(sc).tuple_bytes == DEFAULT_COSTS.ack_tuple_bytes
+    assert acker_component(sc).tuple_bytes == DEFAULT_COSTS.ack_tuple_bytes == ACK_TUPLE_BYTES
     with pytest.raises(ValueError, match="no_such_cost"):
         DEFAULT_COSTS.override(no_such_cost=1.0)
 
 
 def test_executor_overhead_adds_thread_time_at_the_node_speed():
-    from core.simulator.costs import DEFAULT_COSTS
+    from core.problem import DEFAULT_COSTS
 
     sc = make([{"id": "s", "parallelism": 1, "cpu_us": 10.0}], nodes=[{"id": "n", "ghz": 1.5}])
     costs = DEFAULT_COSTS.override(executor_overhead_us=2.0)

@@ -1,4 +1,4 @@
-"""The direction of the papers' claims, on their own scenarios (SIMULATOR.md).
+"""The direction of the papers' claims, on their own scenarios (docs/model.md, "The oracles").
 
 Each test runs only once the scheduler it needs is in the registry.
 """

@@ -120,7 +120,14 @@ def test_the_ackers_message_waits_for_a_transfer_thread_then_for_the_spout():
         sc, sched = acked_pair(ACKER_AWAY, network, spouts=1)
         ev = Evaluator(sc)
         loads = ev.loads(ev.encode(sched.placement()))
-        back = ack_return_s(ev, loads.slot_of[None, :], loads.node_of[None, :], np.zeros(1))
+        back = ack_return_s(
+            ev.path.ack,
+            ev.nodes,
+            ev.path.delays,
+            loads.slot_of[None, :],
+            loads.node_of[None, :],
+            np.zeros(1),
+        )
         backs.append(float(back[0]))
     # half a sleep for the acker's worker to send it, half a sleep for the spout to take it
     assert backs[0] - backs[1] == pytest.approx(0.5e-3, rel=1e-9)

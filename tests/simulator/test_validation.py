@@ -8,6 +8,7 @@ from sim_builders import make, manual
 
 from core.model import Observations
 from core.registry import run_scheduler
+from core.settings import SettingsError
 from core.simulator import (
     MAX_TUPLES,
     MIN_TUPLES,
@@ -68,10 +69,11 @@ def test_bad_arguments_raise_a_typed_error_naming_them(wordcount, kwargs, argume
     assert err.value.argument == argument
     assert str(err.value).startswith(f"{argument}: ")
     assert isinstance(err.value, ValueError)
+    assert isinstance(err.value, SettingsError)  # one family: the rules live in core.settings
 
 
 def test_replicas_below_one_are_refused(wordcount):
-    with pytest.raises(SimulationError, match="^replicas: 0 is outside"):
+    with pytest.raises(SimulationError, match="^replicas: 0 is not between 1 and 32"):
         simulate_replicas(wordcount, run_scheduler(wordcount, "even"), 1000.0, replicas=0)
 
 
