@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from core.figures import Result, Skipped, row_of
 from core.model import Scenario, parse_scenario
 from core.placement import SchedulerError
 from core.registry import SCHEDULERS, feed, get_scheduler, run_spec
-from core.settings import SettingsError  # noqa: F401  (its home is core.settings; old imports)
+from core.settings import DEFAULT_TUPLES, SettingsError  # noqa: F401  (SettingsError: old imports)
 from core.simulator import simulate
 
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
@@ -43,7 +44,7 @@ def comparison_tasks(
     schedulers: Sequence[tuple[str, Mapping[str, Any]]],
     rates: Sequence[float],
     replicas: int = 1,
-    tuples: int = 100_000,
+    tuples: int = DEFAULT_TUPLES,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """One JSON-ready task per (scheduler, rate, replica)."""
@@ -102,28 +103,28 @@ def placement_key(task: Mapping[str, Any]) -> tuple[str, float, str, str]:
 
 
 def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
-    """Schedule and simulate one task; one result row (never raises for a failed placement)."""
+    """Schedule and simulate one task; one result row (never raises for a failed placement).
+
+    The row is :meth:`core.figures.Result.to_json` (or :meth:`~core.figures.Skipped.to_json`
+    when the placement could not be made): plain JSON types, what a Spark task ships back.
+    """
     scenario = at_rate(_scenario(task["scenario"]), task["rate"])
     try:
         schedule = _placed(*placement_key(task))
     except SchedulerError as err:
-        return {
-            "scheduler": task["scheduler"],
-            "rate": task["rate"],
-            "replica": task["replica"],
-            "status": "refused",
-            "message": str(err),
-            "placement_ms": 0.0,
-        }
+        skipped = Skipped(
+            task["scheduler"], task["rate"], task["replica"], "refused", str(err), 0.0
+        )
+        return skipped.to_json()
     if not schedule.ok:
-        return {
-            "scheduler": task["scheduler"],
-            "rate": task["rate"],
-            "replica": task["replica"],
-            "status": schedule.status.value,
-            "message": schedule.message,
-            "placement_ms": schedule.elapsed_ms,
-        }
+        return Skipped(
+            task["scheduler"],
+            task["rate"],
+            task["replica"],
+            schedule.status.value,
+            schedule.message,
+            schedule.elapsed_ms,
+        ).to_json()
     row = simulate(
         scenario,
         schedule,
@@ -132,33 +133,35 @@ def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
         tuples=task["tuples"],
         seed=task["seed"],
     )
-    return {**row, "status": "ok"}
+    return Result.from_json(row).to_json()
 
 
-def sort_results(rows: list[dict[str, Any]], order: Sequence[str]) -> list[dict[str, Any]]:
+Row = Result | Skipped
+
+
+def sort_results(rows: Sequence[Row], order: Sequence[str]) -> list[Row]:
+    """Rows in the requested scheduler order, then by rate and replica."""
     rank = {s: i for i, s in enumerate(order)}
-    return sorted(rows, key=lambda r: (rank.get(r["scheduler"], 99), r["rate"], r["replica"]))
+    return sorted(rows, key=lambda r: (rank.get(r.scheduler, 99), r.rate, r.replica))
 
 
-def add_gaps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``gap_to_best`` on every ok row when ``optimal`` ran (issue 6).
+def add_gaps(rows: Sequence[Row]) -> list[Row]:
+    """``gap_to_best`` on every result when ``optimal`` ran (issue 6).
 
     gap = 1 - throughput / the best throughput among the schedulers run at the
     same rate and replica.
     """
-    if not any(r["scheduler"] == "optimal" and r.get("status") == "ok" for r in rows):
-        return rows
+    results = [r for r in rows if isinstance(r, Result)]
+    if not any(r.scheduler == "optimal" for r in results):
+        return list(rows)
     best: dict[tuple[float, int], float] = {}
+    for r in results:
+        key = (r.rate, r.replica)
+        best[key] = max(best.get(key, 0.0), r.throughput)
+    out: list[Row] = []
     for r in rows:
-        if r.get("status") == "ok":
-            key = (r["rate"], r["replica"])
-            best[key] = max(best.get(key, 0.0), r["throughput"])
-    out = []
-    for r in rows:
-        top = best.get((r["rate"], r["replica"]), 0.0)
-        if r.get("status") == "ok" and top > 0:
-            r = {**r, "gap_to_best": max(0.0, 1.0 - r["throughput"] / top)}
-        out.append(r)
+        top = best.get((r.rate, r.replica), 0.0)
+        out.append(r.with_gap(top) if isinstance(r, Result) and top > 0 else r)
     return out
 
 
@@ -167,7 +170,7 @@ def compare(
     schedulers: Sequence[tuple[str, Mapping[str, Any]]],
     rates: Sequence[float],
     replicas: int = 1,
-    tuples: int = 100_000,
+    tuples: int = DEFAULT_TUPLES,
     seed: int = 0,
     mapper: Mapper = map,
     engine: Mapping[str, Any] | None = None,
@@ -192,90 +195,16 @@ def compare(
     """
     tasks = comparison_tasks(scenario, schedulers, rates, replicas, tuples, seed)
     start = time.perf_counter()
-    rows = list(mapper(run_task, tasks))
+    rows = [row_of(r) for r in mapper(run_task, tasks)]
     wall_s = time.perf_counter() - start
     rows = add_gaps(sort_results(rows, [s for s, _ in schedulers]))
     return {
         "engine": {**(engine or {}), "tasks": len(tasks), "wall_s": round(wall_s, 3)},
-        "results": [r for r in rows if r.get("status") == "ok"],
+        "results": [r.to_json() for r in rows if isinstance(r, Result)],
         # placements that could not be made (a refused search, not enough resources):
         # listed apart, so every entry of "results" carries the full set of figures
-        "skipped": [r for r in rows if r.get("status") != "ok"],
+        "skipped": [r.to_json() for r in rows if isinstance(r, Skipped)],
     }
-
-
-def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``)."""
-    flat: dict[str, Any] = {}
-    for key, value in row.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            flat.update(flatten_result(value, prefix=f"{name}."))
-        else:
-            flat[name] = value
-    return flat
-
-
-def results_table(doc: Mapping[str, Any]) -> str:
-    """A readable table of a comparison."""
-    headers = [
-        "scheduler",
-        "rate",
-        "rep",
-        "throughput",
-        "sinks/s",
-        "R*",
-        "p50 ms",
-        "p99 ms",
-        "nodes",
-        "slots",
-        "inter-node/s",
-        "bottleneck",
-    ]
-    rows = []
-    for r in list(doc["results"]) + list(doc.get("skipped", [])):
-        if r.get("status", "ok") != "ok":
-            rows.append(
-                [
-                    r["scheduler"],
-                    f"{r['rate']:g}",
-                    r["replica"],
-                    r["status"],
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    r.get("message", "")[:40],
-                ]
-            )
-            continue
-        lat = r["latency_ms"]
-        rows.append(
-            [
-                r["scheduler"],
-                f"{r['rate']:g}",
-                r["replica"],
-                f"{r['throughput']:.0f}",
-                f"{r['sink_throughput']:.0f}",
-                f"{r['max_rate']:.0f}" + (" SAT" if r["saturated"] else ""),
-                f"{lat['p50']:.2f}",
-                f"{lat['p99']:.2f}",
-                r["nodes_used"],
-                r["slots_used"],
-                f"{r['traffic']['inter_node']:.0f}",
-                r["bottleneck"],
-            ]
-        )
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
-    eng = doc["engine"]
-    lines.append(f"\n{eng['tasks']} tasks on {eng['master']} in {eng['wall_s']:.2f} s")
-    return "\n".join(lines)
 
 
 def explain_failure(err: BaseException) -> str:

@@ -1,10 +1,19 @@
-"""A schedule as the ``schedule --json`` document and as a readable table."""
+"""What the CLI prints: a schedule as the ``schedule --json`` document and as a readable
+table; a comparison's results as a readable table and as CSV.
+
+Result figures are written as :data:`core.figures.FIGURES` says (heading, format); the
+JSON rows themselves are :meth:`core.figures.Result.to_json`.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.figures import FIGURES, Result, Skipped, row_of
 from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks, processing_speed
 from core.metrics import placement_metrics
 from core.model import Scenario
@@ -13,7 +22,7 @@ from core.topology import build_graph, index_of
 
 
 def schedule_document(scenario: Scenario, schedule: Schedule) -> dict[str, Any]:
-    """The ``slotscope schedule --json`` document (DESIGN.md contract).
+    """The ``slotscope schedule --json`` document (docs/architecture.md, its contracts).
 
     ``computation_power`` uses the scheduler's ``alpha`` when it has one,
     else TOP-Storm's default 0.8.
@@ -124,3 +133,79 @@ def schedule_table(doc: dict[str, Any], verbose: bool = False) -> str:
     elif decisions:
         parts += ["", f"{len(decisions)} decisions (--verbose lists them), first: {decisions[0]}"]
     return "\n".join(parts)
+
+
+# the figures of the comparison table, in its column order (keys of core.figures.FIGURES)
+TABLE_FIGURES = (
+    "throughput",
+    "sink_throughput",
+    "max_rate",
+    "latency_ms.p50",
+    "latency_ms.p99",
+    "nodes_used",
+    "slots_used",
+    "traffic.inter_node",
+    "bottleneck",
+)
+
+
+def _result_cells(r: Result | Skipped) -> list[str]:
+    head = [r.scheduler, f"{r.rate:g}", str(r.replica)]
+    if isinstance(r, Skipped):
+        blanks = [""] * (len(TABLE_FIGURES) - 2)
+        return [*head, r.status, *blanks, r.message[:40]]
+    cells = []
+    for key in TABLE_FIGURES:
+        figure = FIGURES[key]
+        text = figure.format(figure.of(r))
+        if key == "max_rate" and r.saturated:
+            text += " " + FIGURES["saturated"].short
+        cells.append(text)
+    return [*head, *cells]
+
+
+def results_table(doc: Mapping[str, Any]) -> str:
+    """A readable table of a comparison (``simulate`` without ``--json``): one line per
+    result, then the skipped placements with their reason, then what ran it."""
+    headers = ["scheduler", "rate", "rep"] + [FIGURES[k].heading for k in TABLE_FIGURES]
+    rows = [row_of(r) for r in list(doc["results"]) + list(doc.get("skipped", []))]
+    cells = [_result_cells(r) for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    eng = doc["engine"]
+    lines.append(f"\n{eng['tasks']} tasks on {eng['master']} in {eng['wall_s']:.2f} s")
+    return "\n".join(lines)
+
+
+def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``).
+
+    >>> flatten_result({"a": 1, "latency_ms": {"p99": 2.0}, "cpu_util": {"n1": 0.5}})
+    {'a': 1, 'latency_ms.p99': 2.0, 'cpu_util.n1': 0.5}
+    """
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten_result(value, prefix=f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def results_csv(rows: Sequence[Mapping[str, Any]], lineterminator: str = "\n") -> str:
+    """Result rows as CSV: one line per row, the JSON keys flattened as columns
+    (``latency_ms.p99``, ``cpu_util.n1``), in the contract's order, the columns of
+    later rows (``gap_to_best``, a skipped row's ``message``) appended.
+
+    Every row is read as a :class:`core.figures.Result` or :class:`~core.figures.Skipped`
+    first, so a row off the contract fails here with its field named.
+    """
+    flat = [flatten_result(row_of(r).to_json()) for r in rows]
+    columns = list(dict.fromkeys(k for row in flat for k in row))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator=lineterminator)
+    writer.writeheader()
+    writer.writerows(flat)
+    return out.getvalue()

@@ -8,11 +8,12 @@ from typing import Any
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
+from core.figures import Figure, Skipped, is_ok
 from dashboard import ids, registry
 from dashboard.colors import BETTER, WORSE
 from dashboard.export import results_csv, results_json
 from dashboard.figures import (
-    DIFF_METRICS,
+    DIFF_FIGURES,
     cpu_heatmap,
     difference_rows,
     empty_figure,
@@ -100,50 +101,44 @@ def layout() -> html.Section:
     )
 
 
-def _delta(value: float | None, direction: int) -> html.Span:
+def _delta(value: float | None, figure: Figure) -> html.Span:
+    """A change in percent, green when it is the figure's better way, red when worse."""
     if value is None:
         return html.Span("", className="delta")
-    good = direction * value
+    good = figure.direction * value
     color = BETTER if good > 0.05 else WORSE if good < -0.05 else None
     return html.Span(f"{value:+.1f}%", className="delta", style={"color": color} if color else {})
-
-
-def _format(value: float) -> str:
-    if value != value:
-        return "—"
-    if abs(value) >= 100 or float(value).is_integer():
-        return f"{value:,.0f}"
-    return f"{value:,.2f}"
 
 
 def difference_table(
     rows: Sequence[Mapping[str, Any]], rate: float, colors: Mapping[str, str]
 ) -> html.Table:
-    """Every metric per scheduler with its change against ``even`` (green: better)."""
+    """Every figure per scheduler with its change against ``even`` (green: better)."""
     diff = difference_rows(rows, rate, BASELINE)
     head = html.Tr(
         [html.Th("scheduler")]
-        + [html.Th([m.label, html.Br(), html.Span(m.unit, className="unit")]) for m in DIFF_METRICS]
+        + [
+            html.Th([f.label, html.Br(), html.Span(f.unit, className="unit")], title=f.description)
+            for f in DIFF_FIGURES
+        ]
     )
     body = [
         html.Tr(
             [
                 html.Td(
                     [
-                        html.Span(
-                            className="dot", style={"background": colors.get(r["scheduler"])}
-                        ),
-                        r["scheduler"],
+                        html.Span(className="dot", style={"background": colors.get(d.scheduler)}),
+                        d.scheduler,
                     ],
                     className="sched-cell",
                 )
             ]
             + [
-                html.Td([_format(r[m.key]), _delta(r[f"{m.key}_delta"], m.direction)])
-                for m in DIFF_METRICS
+                html.Td([f.format(d.values[f.key]), _delta(d.deltas[f.key], f)])
+                for f in DIFF_FIGURES
             ]
         )
-        for r in diff
+        for d in diff
     ]
     return html.Table([html.Thead(head), html.Tbody(body)], className="diff-table")
 
@@ -160,7 +155,7 @@ def show_results(results):
     if not results:
         raise PreventUpdate
     rows, rate, colors = results["results"], results["offered"], registry.colors()
-    failed = [r for r in rows if r.get("status", "ok") != "ok"]
+    failed = [Skipped.from_json(r) for r in rows if not is_ok(r)]
     if not ok_rows(rows):
         empty = empty_figure("No scheduler produced a placement to simulate")
         return [_graph(c, empty) for c in ids.CHARTS], html.P("No results.", className="muted"), ""
@@ -175,7 +170,7 @@ def show_results(results):
     ]
     notes = [
         html.P(
-            f"{r['scheduler']} at {r['rate']:g}/s: {r['status']} {r.get('message', '')}",
+            f"{r.scheduler} at {r.rate:g}/s: {r.status} {r.message}",
             className="alert alert-warn",
         )
         for r in failed[:5]

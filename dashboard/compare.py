@@ -18,6 +18,7 @@ from core.metrics import PlacementChanges, placement_changes
 from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
+from dashboard.jobs import panel_ready
 from dashboard.ranking import FIGURES, Standing, standing
 
 
@@ -66,33 +67,25 @@ def moved_line(changes: PlacementChanges | None, a: str, b: str) -> str:
     return line
 
 
-def _fmt(value: float | None, digits: int) -> str:
-    return "—" if value is None else f"{value:,.{digits}f}"
-
-
 def difference_table(a: Standing, b: Standing) -> html.Table:
     """Each headline figure for a and b, b - a, and whether b is better."""
-    digits = {"max_rate": 0, "latency_ms": 2, "nodes_used": 0, "slots_used": 0, "inter_node": 0}
     rows = []
-    for name, (label, larger) in FIGURES.items():
+    for name, figure in FIGURES.items():
         va, vb = getattr(a, name), getattr(b, name)
         if va is None or vb is None:
-            delta, verdict = "—", ""
+            delta = "—"
         else:
             d = vb - va
-            delta = f"{d:+,.{digits[name]}f}"
+            delta = format(d, "+" + figure.spec)
             if va:
                 delta += f" ({d / abs(va):+.0%})"
-            better = d > 0 if larger else d < 0
-            verdict = (
-                "" if abs(d) <= 1e-9 * max(1.0, abs(va)) else ("better" if better else "worse")
-            )
+        verdict = figure.compare(va, vb)
         rows.append(
             html.Tr(
                 [
-                    html.Td(label),
-                    html.Td(_fmt(va, digits[name])),
-                    html.Td(_fmt(vb, digits[name])),
+                    html.Td(figure.heading, title=figure.description),
+                    html.Td(figure.format(va)),
+                    html.Td(figure.format(vb)),
                     html.Td(delta, className=verdict or None),
                 ]
             )
@@ -126,6 +119,8 @@ def compare(a, b, scenario_data, params, rate):
     if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
         return html.Span("Pick two different schedulers.", className="muted"), None
     text = canonical(scenario_data)
+    if not all(panel_ready(text, s, params, float(rate)) for s in (a, b)):  # off the request
+        return html.Span("Waiting for the background placement.", className="muted"), None
     ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in (a, b))
     changes = changes_of(ea, eb)
     result = [html.P(moved_line(changes, a, b)), difference_table(standing(ea), standing(eb))]

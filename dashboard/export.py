@@ -1,30 +1,26 @@
-"""Simulation results as CSV or JSON text for download."""
+"""Simulation results as CSV or JSON text for download (the CLI's formats)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Mapping
 from typing import Any
 
-from core.comparison import flatten_result
+from core import report
 
 
 def results_csv(doc: Mapping[str, Any]) -> str:
     """One line per result row; nested fields flattened (``latency_ms.p99``, ``cpu_util.n1``).
 
-    >>> print(results_csv({"results": [{"scheduler": "even", "latency_ms": {"p99": 2.5}}]}).strip())
-    scheduler,latency_ms.p99
-    even,2.5
+    The columns and values of ``slotscope simulate --csv`` (:func:`core.report.results_csv`).
+
+    >>> skipped = {"scheduler": "optimal", "rate": 10.0, "replica": 0, "status": "refused",
+    ...            "message": "too big", "placement_ms": 0.0}
+    >>> print(results_csv({"results": [skipped]}).strip())
+    scheduler,rate,replica,status,message,placement_ms
+    optimal,10.0,0,refused,too big,0.0
     """
-    flat = [flatten_result(r) for r in doc.get("results", [])]
-    columns = list(dict.fromkeys(k for row in flat for k in row))
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(flat)
-    return out.getvalue()
+    return report.results_csv(doc.get("results", []))
 
 
 def results_json(doc: Mapping[str, Any]) -> str:

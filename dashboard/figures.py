@@ -4,57 +4,70 @@ Pure functions: result rows of the ``simulate --json`` contract in, figures
 out. Charts keyed by scheduler draw one trace per scheduler in its colour
 (``colors``: scheduler id -> colour) and always show their legend. Bar
 charts use the rows at the offered rate (the nearest one simulated);
-replicas are averaged, with their spread as error bars.
+replicas are averaged, with their spread as error bars. Rows are read as
+:class:`core.figures.Result`; labels, units and directions come from
+:data:`core.figures.FIGURES`.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.colors import FONT_FAMILY, GRID_LINE, INK, MUTED, TRAFFIC_COLORS, TRAFFIC_LABELS
+from core.figures import FIGURES, Figure, Result, is_ok, ok_results
+from dashboard.colors import FONT_FAMILY, GRID_LINE, INK, MUTED, TRAFFIC_COLORS
 
 Row = Mapping[str, Any]
 PERCENTILES = ("p50", "p95", "p99")
+TRAFFIC_KINDS = ("intra_worker", "inter_worker", "inter_node")
 
 
 def ok_rows(rows: Sequence[Row]) -> list[Row]:
     """Rows of placements that succeeded (failed ones carry only a status)."""
-    return [r for r in rows if r.get("status", "ok") == "ok" and "throughput" in r]
+    return [r for r in rows if is_ok(r)]
 
 
-def schedulers_of(rows: Sequence[Row]) -> list[str]:
-    """Scheduler ids in the order the rows list them."""
-    return list(dict.fromkeys(r["scheduler"] for r in rows))
+def schedulers_of(results: Iterable[Result]) -> list[str]:
+    """Scheduler ids in the order the results list them."""
+    return list(dict.fromkeys(r.scheduler for r in results))
 
 
-def nearest_rate(rows: Sequence[Row], rate: float) -> float | None:
-    rates = sorted({float(r["rate"]) for r in rows})
+def nearest_rate(results: Iterable[Result], rate: float) -> float | None:
+    rates = sorted({r.rate for r in results})
     return min(rates, key=lambda x: abs(x - rate)) if rates else None
 
 
-def at_rate(rows: Sequence[Row], rate: float) -> dict[str, list[Row]]:
-    """The successful rows at the simulated rate nearest ``rate``, per scheduler."""
-    good = ok_rows(rows)
+def at_rate(rows: Sequence[Row], rate: float) -> dict[str, list[Result]]:
+    """The successful results at the simulated rate nearest ``rate``, per scheduler."""
+    good = ok_results(rows)
     chosen = nearest_rate(good, rate)
-    out: dict[str, list[Row]] = {}
+    out: dict[str, list[Result]] = {}
     for r in good:
-        if float(r["rate"]) == chosen:
-            out.setdefault(r["scheduler"], []).append(r)
+        if r.rate == chosen:
+            out.setdefault(r.scheduler, []).append(r)
     return out
 
 
-def _mean(values: Sequence[float]) -> float:
-    return statistics.fmean(values) if values else float("nan")
+def _mean(values: Iterable[float | None]) -> float:
+    """Mean of the known values (None, e.g. an unbounded R*, left out); NaN when none."""
+    known = [float(v) for v in values if v is not None]
+    return statistics.fmean(known) if known else math.nan
 
 
-def _spread(values: Sequence[float]) -> float:
-    return statistics.stdev(values) if len(values) > 1 else 0.0
+def _spread(values: Sequence[float | None]) -> float:
+    known = [float(v) for v in values if v is not None]
+    return statistics.stdev(known) if len(known) > 1 else 0.0
+
+
+def _axis(figure: Figure) -> str:
+    """An axis title: the figure's unit ("count" for a count)."""
+    return figure.unit or "count"
 
 
 def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> go.Figure:
@@ -138,81 +151,76 @@ def _bar(
 def throughput_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Tuples processed per second, one bar per scheduler."""
     groups = at_rate(rows, rate)
-    fig = go.Figure(
-        [_bar(s, [s], [[r["throughput"] for r in g]], colors) for s, g in groups.items()]
-    )
-    return _style(
-        fig,
-        f"Throughput at {nearest_rate(ok_rows(rows), rate) or rate:g} tuples/s offered",
-        "tuples/s",
-    )
+    figure = FIGURES["throughput"]
+    fig = go.Figure([_bar(s, [s], [[r.throughput for r in g]], colors) for s, g in groups.items()])
+    shown = nearest_rate(ok_results(rows), rate) or rate
+    return _style(fig, f"{figure.label} at {shown:g} {figure.unit} offered", figure.unit)
 
 
 def latency_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Complete latency p50 / p95 / p99, grouped by percentile, one colour per scheduler."""
     groups = at_rate(rows, rate)
+    figures = [FIGURES[f"latency_ms.{p}"] for p in PERCENTILES]
     fig = go.Figure(
         [
-            _bar(s, PERCENTILES, [[r["latency_ms"][p] for r in g] for p in PERCENTILES], colors)
+            _bar(s, [f.short for f in figures], [[f.of(r) for r in g] for f in figures], colors)
             for s, g in groups.items()
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, "Complete latency percentiles", "ms")
+    return _style(fig, "Complete latency percentiles", figures[0].unit)
 
 
 def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
     """Throughput and p99 latency against the offered rate, one line per scheduler."""
+    left, right = FIGURES["throughput"], FIGURES["latency_ms.p99"]
     fig = make_subplots(
         rows=1,
         cols=2,
         horizontal_spacing=0.1,
-        subplot_titles=("throughput (tuples/s)", "p99 latency (ms)"),
+        subplot_titles=(f"{left.short} ({left.unit})", f"{right.label} ({right.unit})"),
     )
-    good = ok_rows(rows)
+    good = ok_results(rows)
     for s in schedulers_of(good):
-        mine = [r for r in good if r["scheduler"] == s]
-        rates = sorted({float(r["rate"]) for r in mine})
-        thr = [_mean([r["throughput"] for r in mine if float(r["rate"]) == x]) for x in rates]
-        p99 = [
-            _mean([r["latency_ms"]["p99"] for r in mine if float(r["rate"]) == x]) for x in rates
-        ]
+        mine = [r for r in good if r.scheduler == s]
+        rates = sorted({r.rate for r in mine})
         style = {"color": colors.get(s, "#888"), "width": 2}
-        fig.add_trace(
-            go.Scatter(x=rates, y=thr, name=s, legendgroup=s, mode="lines+markers", line=style),
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=rates,
-                y=p99,
-                name=s,
-                legendgroup=s,
-                mode="lines+markers",
-                line=style,
-                showlegend=False,
-            ),
-            row=1,
-            col=2,
-        )
+        for col, figure in enumerate((left, right), start=1):
+            ys = [_mean([figure.of(r) for r in mine if r.rate == x]) for x in rates]
+            fig.add_trace(
+                go.Scatter(
+                    x=rates,
+                    y=ys,
+                    name=s,
+                    legendgroup=s,
+                    mode="lines+markers",
+                    line=style,
+                    showlegend=None if col == 1 else False,
+                ),
+                row=1,
+                col=col,
+            )
     fig.update_annotations(font={"size": 11, "color": MUTED})
     _style(fig, "Offered-rate sweep", x_title="")
-    fig.update_xaxes(title_text="offered rate (tuples/s)")
+    fig.update_xaxes(title_text=f"offered rate ({left.unit})")
     return fig
+
+
+def _nodes(groups: Mapping[str, list[Result]], per_node: str) -> list[str]:
+    """Node ids of a per-node figure across the results, in first-seen order."""
+    return list(
+        dict.fromkeys(n for g in groups.values() for r in g for n in FIGURES[per_node].of(r))
+    )
 
 
 def cpu_heatmap(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """CPU utilisation (%) of every node under every scheduler."""
     groups = at_rate(rows, rate)
-    nodes: list[str] = []
-    for g in groups.values():
-        for r in g:
-            nodes.extend(n for n in r["cpu_util"] if n not in nodes)
+    figure = FIGURES["cpu_util"]
+    nodes = _nodes(groups, figure.key)
     scheds = list(groups)
     z = [
-        [100.0 * _mean([r["cpu_util"].get(n, 0.0) for r in groups[s]]) for s in scheds]
-        for n in nodes
+        [100.0 * _mean([r.cpu_util.get(n, 0.0) for r in groups[s]]) for s in scheds] for n in nodes
     ]
     fig = go.Figure(
         go.Heatmap(
@@ -224,12 +232,12 @@ def cpu_heatmap(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> 
             colorscale="YlOrRd",
             text=[[f"{v:.0f}%" for v in line] for line in z],
             texttemplate="%{text}",
-            colorbar={"title": {"text": "CPU %"}, "thickness": 12},
-            name="CPU utilisation (%)",
+            colorbar={"title": {"text": f"{figure.short} {figure.unit}"}, "thickness": 12},
+            name=f"{figure.label} ({figure.unit})",
             hovertemplate="%{y} under %{x}: %{z:.1f}%<extra></extra>",
         )
     )
-    _style(fig, "CPU utilisation per node (%)")
+    _style(fig, f"{figure.label} per node ({figure.unit})")
     fig.update_layout(showlegend=False)  # the colour bar is this chart's legend
     fig.update_yaxes(autorange="reversed")
     return _color_ticks(fig, scheds, colors)
@@ -239,110 +247,108 @@ def traffic_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) 
     """Tuples/s between executors, stacked by where they travel."""
     groups = at_rate(rows, rate)
     scheds = list(groups)
+    figures = [FIGURES[f"traffic.{kind}"] for kind in TRAFFIC_KINDS]
     fig = go.Figure(
         [
             go.Bar(
-                name=TRAFFIC_LABELS[kind],
+                name=figure.short,
                 x=scheds,
                 marker_color=TRAFFIC_COLORS[kind],
-                y=[_mean([r["traffic"][kind] for r in groups[s]]) for s in scheds],
+                y=[_mean([figure.of(r) for r in groups[s]]) for s in scheds],
             )
-            for kind in ("intra_worker", "inter_worker", "inter_node")
+            for kind, figure in zip(TRAFFIC_KINDS, figures, strict=True)
         ]
     )
     fig.update_layout(barmode="stack")
-    _style(fig, "Traffic: intra-worker / inter-worker / inter-node", "tuples/s")
+    title = " / ".join(f.short.split(" (")[0] for f in figures)
+    _style(fig, f"Traffic: {title}", figures[0].unit)
     return _color_ticks(fig, scheds, colors)
 
 
 def resources_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Nodes and worker slots each placement uses."""
     groups = at_rate(rows, rate)
+    figures = [FIGURES["nodes_used"], FIGURES["slots_used"]]
     fig = go.Figure(
         [
             _bar(
                 s,
-                ("nodes used", "slots used"),
-                [[r["nodes_used"] for r in g], [r["slots_used"] for r in g]],
+                [f"{f.short} used" for f in figures],
+                [[f.of(r) for r in g] for f in figures],
                 colors,
             )
             for s, g in groups.items()
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, "Resources used", "count")
+    return _style(fig, "Resources used", _axis(figures[0]))
 
 
 def memory_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
     """Memory per node (MB), one bar per scheduler."""
     groups = at_rate(rows, rate)
-    nodes: list[str] = []
-    for g in groups.values():
-        for r in g:
-            nodes.extend(n for n in r["memory_mb"] if n not in nodes)
+    figure = FIGURES["memory_mb"]
+    nodes = _nodes(groups, figure.key)
     fig = go.Figure(
         [
-            _bar(s, nodes, [[r["memory_mb"].get(n, 0.0) for r in g] for n in nodes], colors)
+            _bar(s, nodes, [[r.memory_mb.get(n, 0.0) for r in g] for n in nodes], colors)
             for s, g in groups.items()
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, "Memory per node", "MB")
+    return _style(fig, f"{figure.label} per node", figure.unit)
 
 
-@dataclass(frozen=True)
-class Metric:
-    key: str
-    label: str
-    unit: str
-    direction: int  # +1: higher is better, -1: lower is better, 0: neither
-    value: Callable[[Row], float]
-
-
-DIFF_METRICS: tuple[Metric, ...] = (
-    Metric("throughput", "Throughput", "tuples/s", +1, lambda r: r["throughput"]),
-    Metric("sink_throughput", "Sink throughput", "tuples/s", +1, lambda r: r["sink_throughput"]),
-    Metric("max_rate", "Max rate R*", "tuples/s", +1, lambda r: r["max_rate"]),
-    Metric("p50", "p50", "ms", -1, lambda r: r["latency_ms"]["p50"]),
-    Metric("p95", "p95", "ms", -1, lambda r: r["latency_ms"]["p95"]),
-    Metric("p99", "p99", "ms", -1, lambda r: r["latency_ms"]["p99"]),
-    Metric("nodes_used", "Nodes", "", -1, lambda r: r["nodes_used"]),
-    Metric("slots_used", "Slots", "", -1, lambda r: r["slots_used"]),
-    Metric(
-        "inter_node", "Inter-node traffic", "tuples/s", -1, lambda r: r["traffic"]["inter_node"]
-    ),
-    Metric(
+# the figures of the difference table, in its column order (keys of core.figures.FIGURES)
+DIFF_FIGURES: tuple[Figure, ...] = tuple(
+    FIGURES[key]
+    for key in (
+        "throughput",
+        "sink_throughput",
+        "max_rate",
+        "latency_ms.p50",
+        "latency_ms.p95",
+        "latency_ms.p99",
+        "nodes_used",
+        "slots_used",
+        "traffic.inter_node",
         "cpu_peak",
-        "Peak node CPU",
-        "%",
-        0,
-        lambda r: 100.0 * max(r["cpu_util"].values(), default=0.0),
-    ),
-    Metric("placement_ms", "Placement time", "ms", -1, lambda r: r["placement_ms"]),
+        "placement_ms",
+    )
 )
 
 
-def difference_rows(
-    rows: Sequence[Row], rate: float, baseline: str = "even"
-) -> list[dict[str, Any]]:
-    """Every metric per scheduler and its change (%) against ``baseline``.
+@dataclass(frozen=True)
+class Difference:
+    """One scheduler's figures (replica means) and their change against the baseline.
 
-    Each row: ``{"scheduler": id, "<key>": value, "<key>_delta": percent or None}``;
-    deltas are None for the baseline itself, when it was not simulated, or
-    when its value is 0.
+    ``values`` and ``deltas`` are keyed by figure key; a delta is in percent of
+    the baseline's value, None for the baseline itself, when the baseline was
+    not simulated, or when its value is 0 or unknown.
     """
+
+    scheduler: str
+    values: Mapping[str, float]
+    deltas: Mapping[str, float | None]
+
+
+def _change(value: float, ref: float | None) -> float | None:
+    if ref is None or ref == 0 or math.isnan(ref) or math.isnan(value):
+        return None
+    return 100.0 * (value - ref) / abs(ref)
+
+
+def difference_rows(rows: Sequence[Row], rate: float, baseline: str = "even") -> list[Difference]:
+    """Each figure of :data:`DIFF_FIGURES` per scheduler, and its change (%) against
+    ``baseline``, at the simulated rate nearest ``rate``."""
     groups = at_rate(rows, rate)
     means = {
-        s: {m.key: _mean([m.value(r) for r in g]) for m in DIFF_METRICS} for s, g in groups.items()
+        s: {f.key: _mean([f.of(r) for r in g]) for f in DIFF_FIGURES} for s, g in groups.items()
     }
     base = means.get(baseline)
     out = []
     for s, values in means.items():
-        row: dict[str, Any] = {"scheduler": s, **values}
-        for m in DIFF_METRICS:
-            ref = base[m.key] if base is not None and s != baseline else None
-            row[f"{m.key}_delta"] = (
-                100.0 * (values[m.key] - ref) / abs(ref) if ref not in (None, 0) else None
-            )
-        out.append(row)
+        ref = base if base is not None and s != baseline else None
+        deltas = {k: _change(v, ref[k] if ref else None) for k, v in values.items()}
+        out.append(Difference(s, values, deltas))
     return out

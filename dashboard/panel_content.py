@@ -15,10 +15,12 @@ from typing import Any
 
 from dash import html
 
+from core.figures import FIGURES, ok_results
 from dashboard.colors import component_colors
-from dashboard.compute import Evaluation, evaluate, headline, scenario_of
+from dashboard.compute import Evaluation, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_LAYOUT, MAP_LAYOUT
 from dashboard.elements import dag_elements, placement_elements
+from dashboard.ranking import standing
 
 MAX_DECISIONS = 400  # decisions listed per panel; the rest are counted
 
@@ -65,21 +67,22 @@ def simulated_p99(
 ) -> float | None:
     """Mean over replicas of the simulated p99 (ms) for this scenario, scheduler and rate.
 
-    >>> store = {"scenario": "s", "results": [
-    ...     {"scheduler": "lf", "rate": 10.0, "status": "ok", "latency_ms": {"p99": 2.0}},
-    ...     {"scheduler": "lf", "rate": 10.0, "status": "ok", "latency_ms": {"p99": 4.0}}]}
+    >>> from core.figures import Latency, Result, Traffic
+    >>> def row(p99):
+    ...     lat, no = Latency(1.0, 1.0, p99, 1.0, p99), Traffic(0.0, 0.0, 0.0)
+    ...     return Result("lf", 10.0, 0, 1.0, 1.0, 5.0, False, "", lat, 1, 1, {}, {}, no, no, 0.0)
+    >>> store = {"scenario": "s", "results": [row(2.0).to_json(), row(4.0).to_json()]}
     >>> simulated_p99(store, "s", "lf", 10.0), simulated_p99(store, "other", "lf", 10.0)
     (3.0, None)
     """
     if not results or results.get("scenario") != scenario_text:
         return None
     values = [
-        r["latency_ms"]["p99"]
-        for r in results.get("results", [])
-        if r.get("scheduler") == scheduler
-        and r.get("status", "ok") == "ok"
-        and abs(r.get("rate", 0.0) - rate) <= 1e-9 * max(1.0, rate)
-        and r.get("latency_ms", {}).get("p99") is not None
+        r.latency_ms.p99
+        for r in ok_results(results.get("results", []))
+        if r.scheduler == scheduler
+        and abs(r.rate - rate) <= 1e-9 * max(1.0, rate)
+        and r.latency_ms.p99 is not None
     ]
     return sum(values) / len(values) if values else None
 
@@ -88,35 +91,36 @@ def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list
     """The panel header, capacity first: R* and its headroom over the offered rate, then
     the simulated p99 when a simulation of this scenario has run, else the analytic
     latency estimate, labelled as such."""
-    h = headline(ev)
-    rate = h["rate"]
+    s = standing(ev)
     badges = []
     if ev.schedule is not None and not ev.schedule.ok:
         badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
-    if h["saturated"]:
+    if s.saturated:
         badges.append(
             html.Span(
-                "saturated",
-                className="badge badge-warn",
-                title="The offered rate exceeds R*: the spouts are throttled",
+                "saturated", className="badge badge-warn", title=FIGURES["saturated"].description
             )
         )
-    nodes = f"{h['nodes_used']} / {nodes_total}" if h["nodes_used"] is not None else "—"
+    max_rate, p99, estimate = (
+        FIGURES[k] for k in ("max_rate", "latency_ms.p99", "latency_estimate_ms")
+    )
+    headroom = f" · {s.max_rate / s.rate:.1f}x offered" if s.max_rate and s.rate else ""
+    nodes = f"{s.nodes_used} / {nodes_total}" if s.nodes_used is not None else "—"
     cells = [
         _stat(
-            "R* /s" + (f" · {h['max_rate'] / rate:.1f}x offered" if h["max_rate"] and rate else ""),
-            _number(h["max_rate"]),
+            f"{max_rate.short} /s{headroom}",
+            max_rate.format(s.max_rate),
             "Maximum sustainable rate per spout component, and its headroom over the offered rate",
         ),
-        _stat("p99", _number(p99_ms, " ms", 2), "Simulated 99th percentile complete latency")
+        _stat(p99.short, f"{p99.format(p99_ms)} {p99.unit}", p99.description)
         if p99_ms is not None
         else _stat(
-            "latency (est.)",
-            _number(h["latency_estimate_ms"], " ms", 2),
-            "Analytic estimate of the mean complete latency; Simulate for p50/p95/p99",
+            estimate.short,
+            _number(s.latency_ms, f" {estimate.unit}", 2),
+            f"{estimate.description}. Simulate for p50/p95/p99",
         ),
-        _stat("nodes used", nodes),
-        _stat("bottleneck", h["bottleneck"] or "—", "The binding capacity limit (R*)"),
+        _stat(f"{FIGURES['nodes_used'].short} used", nodes),
+        _stat("bottleneck", s.bottleneck or "—", FIGURES["bottleneck"].description),
     ]
     return [html.Div(badges, className="badges"), html.Div(cells, className="stats")]
 

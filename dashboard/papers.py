@@ -15,7 +15,8 @@ import dash_ag_grid as dag
 from dash import Input, Output, callback, dcc, html
 
 from core.claims import PAPERS
-from core.reproduce import reproduce, summary
+from core.figures import FIGURES
+from core.reproduce import RELATIVE, reproduce, summary
 from dashboard import ids
 
 ALL = "all"
@@ -25,10 +26,24 @@ VERDICT_CLASSES = {
     "verdict-wrong": "params.value == 'wrong direction' || params.value == 'outside band'",
     "verdict-none": "params.value == 'not run'",
 }
+# a claim's measure (core.reproduce.MEASURES) -> the figure it is made of (core.figures)
+MEASURED = {
+    "throughput_gain": "throughput",  # R* for the papers that measure saturated runs
+    "gap_to_optimal": "max_rate",
+    "latency_gain": "latency_ms.mean",
+    "p99_gain": "latency_ms.p99",
+    "cpu_gain": "cpu_util",  # cores busy, summed over the nodes
+    "memory_gain": "memory_mb",
+    "memory_change": "memory_mb",
+    "latency_reduction": "latency_ms.mean",
+    "latency_ms": "latency_ms.mean",
+    "nodes_used": "nodes_used",
+}
 COLUMNS = (
     ("paper", "Paper", 1),
     ("claim", "Claim", 4),
     ("source", "Where", 1),
+    ("figure", "Figure", 1),
     ("paper_value", "Paper's figure", 1),
     ("slotscope_value", "slotscope", 1),
     ("ratio", "Ratio", 1),
@@ -50,7 +65,7 @@ def _column(field: str, header: str, flex: int) -> dict[str, Any]:
         col["cellClassRules"] = VERDICT_CLASSES
     if field == "training":  # a claim the calibration fits (bench.calibrate), or a check
         col["valueFormatter"] = {"function": "params.value ? 'training' : 'check'"}
-    if field in ("claim", "note"):
+    if field in ("claim", "note", "figure"):
         col["wrapText"] = True
         col["autoHeight"] = True
         col["tooltipField"] = field
@@ -100,7 +115,20 @@ def claim_rows(paper: str) -> tuple[list[dict[str, Any]], str]:
     rows = reproduce(None if paper == ALL else paper)
     counts = summary(rows)
     line = f"{len(rows)} claims: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    return [r.to_json() for r in rows], line
+    return [{**r.to_json(), "figure": figure_of(r.claim.measure)} for r in rows], line
+
+
+def figure_of(measure: str) -> str:
+    """What a claim's value measures, with its unit: a change in % of a figure, or the
+    figure itself.
+
+    >>> figure_of("p99_gain"), figure_of("latency_ms"), figure_of("nodes_used")
+    ('p99 latency, change (%)', 'Mean latency (ms)', 'Nodes (count)')
+    """
+    figure = FIGURES[MEASURED[measure]]
+    if measure in RELATIVE:
+        return f"{figure.label}, change (%)"
+    return f"{figure.label} ({figure.unit or 'count'})"
 
 
 @callback(

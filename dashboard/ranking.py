@@ -18,47 +18,62 @@ from dataclasses import dataclass
 from dash import Input, Output, callback, html
 from dash.exceptions import PreventUpdate
 
+from core.figures import FIGURES as REGISTRY
+from core.figures import Figure
 from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
+from dashboard.jobs import panel_ready
 
 BASELINE = "even"  # Storm's default: what the narrative compares against
 
 
 @dataclass(frozen=True)
 class Standing:
-    """One scheduler's headline figures (None where its placement has none)."""
+    """One scheduler's headline figures from the analytic model (None where its placement
+    has none); what each is: :data:`FIGURES`."""
 
     scheduler: str
     max_rate: float | None
-    latency_ms: float | None
+    latency_ms: float | None  # the analytic estimate (latency_estimate_ms)
     nodes_used: int | None
     slots_used: int | None
     inter_node: float | None  # tuples/s between nodes at the offered rate (or R* if lower)
+    rate: float | None = None  # the offered rate analysed
+    saturated: bool | None = None
+    bottleneck: str | None = None
 
 
-# figure -> (label, better is larger?)
-FIGURES: Mapping[str, tuple[str, bool]] = {
-    "max_rate": ("R* tuples/s", True),
-    "latency_ms": ("latency est. ms", False),
-    "nodes_used": ("nodes", False),
-    "slots_used": ("slots", False),
-    "inter_node": ("inter-node tuples/s", False),
+INTER_NODE = REGISTRY["traffic.inter_node"].key.split(".")[1]  # its key in Analysis.traffic
+
+# Standing field -> the figure it holds (label, unit, direction, format: core.figures)
+FIGURES: Mapping[str, Figure] = {
+    "max_rate": REGISTRY["max_rate"],
+    "latency_ms": REGISTRY["latency_estimate_ms"],
+    "nodes_used": REGISTRY["nodes_used"],
+    "slots_used": REGISTRY["slots_used"],
+    "inter_node": REGISTRY["traffic.inter_node"],
 }
 
 
 def standing(ev: Evaluation) -> Standing:
-    """The figures of one evaluation; a placement that failed has none."""
+    """The figures of one evaluation; a placement that failed has none (nodes and slots
+    come from the placement's metrics when its analysis failed)."""
     a = ev.analysis if ev.schedule is not None and ev.schedule.ok else None
     if a is None:
-        return Standing(ev.scheduler, None, None, None, None, None)
+        m = ev.metrics if ev.schedule is not None and ev.schedule.ok else None
+        used = (m.nodes_used, m.slots_used) if m is not None else (None, None)
+        return Standing(ev.scheduler, None, None, *used, None)
     return Standing(
         scheduler=ev.scheduler,
         max_rate=a.max_rate if math.isfinite(a.max_rate) else None,
         latency_ms=a.latency_estimate_ms,
         nodes_used=a.nodes_used,
         slots_used=a.slots_used,
-        inter_node=a.traffic.get("inter_node"),
+        inter_node=a.traffic.get(INTER_NODE),
+        rate=a.rate,
+        saturated=a.saturated,
+        bottleneck=a.bottleneck,
     )
 
 
@@ -70,15 +85,15 @@ def best(standings: Sequence[Standing]) -> dict[str, set[str]]:
     (['a', 'b'], ['b'])
     """
     out: dict[str, set[str]] = {}
-    for name, (_, larger) in FIGURES.items():
-        values = [(getattr(s, name), s.scheduler) for s in standings]
-        values = [(v, s) for v, s in values if v is not None]
-        if not values:
-            out[name] = set()
-            continue
-        top = max(v for v, _ in values) if larger else min(v for v, _ in values)
-        tol = 1e-9 * max(1.0, abs(top))
-        out[name] = {s for v, s in values if abs(v - top) <= tol}
+    for name, figure in FIGURES.items():
+        top = figure.best(getattr(s, name) for s in standings)
+        out[name] = {
+            s.scheduler
+            for s in standings
+            if top is not None
+            and getattr(s, name) is not None
+            and figure.compare(top, getattr(s, name)) == ""
+        }
     return out
 
 
@@ -112,22 +127,22 @@ def narrative(standings: Sequence[Standing], nodes_total: int, offered: float) -
     return f"{top.scheduler} carries {ratio:.1f}x {base.scheduler}'s rate {where} ({headroom})"
 
 
-def _cell(value: float | None, digits: int, marked: bool) -> html.Td:
-    text = "—" if value is None else f"{value:,.{digits}f}"
-    return html.Td(text, className="best" if marked else None)
+def _cell(figure: Figure, value: float | None, marked: bool) -> html.Td:
+    return html.Td(figure.format(value), className="best" if marked else None)
 
 
 def strip(standings: Sequence[Standing], nodes_total: int, offered: float) -> list:
     """The narrative line and a compact table, best value of each figure marked."""
     marks = best(standings)
-    digits = {"max_rate": 0, "latency_ms": 2, "nodes_used": 0, "slots_used": 0, "inter_node": 0}
-    head = html.Tr([html.Th("scheduler")] + [html.Th(label) for label, _ in FIGURES.values()])
+    head = html.Tr(
+        [html.Th("scheduler")] + [html.Th(f.heading, title=f.description) for f in FIGURES.values()]
+    )
     rows = [
         html.Tr(
             [html.Td(s.scheduler)]
             + [
-                _cell(getattr(s, name), digits[name], s.scheduler in marks[name])
-                for name in FIGURES
+                _cell(figure, getattr(s, name), s.scheduler in marks[name])
+                for name, figure in FIGURES.items()
             ]
         )
         for s in sorted(standings, key=lambda s: -(s.max_rate or 0.0))
@@ -153,7 +168,7 @@ def show_ranking(scenario_data, params, rate, selected):
     evaluations = [
         evaluate(text, s, canonical((params or {}).get(s, {})), float(rate))
         for s in selected
-        if s in SCHEDULERS
+        if s in SCHEDULERS and panel_ready(text, s, params, float(rate))  # none in background
     ]
     nodes_total = len(scenario_data["cluster"]["nodes"])
     return strip([standing(ev) for ev in evaluations], nodes_total, float(rate))

@@ -7,12 +7,13 @@ from core.comparison import (
     at_rate,
     compare,
     comparison_tasks,
-    flatten_result,
     run_task,
     scheduler_list,
 )
+from core.figures import Result, Skipped
 from core.presets import preset
 from core.registry import SCHEDULERS, SchedulerError, feed, run_scheduler
+from core.report import flatten_result
 from core.simulator import observe, simulate
 
 
@@ -58,17 +59,26 @@ def test_a_refused_optimal_search_is_a_row_with_its_message():
     assert "search space has" in row["message"]
 
 
+def _result(scheduler: str, throughput: float) -> Result:
+    sc = preset("lf-linear")
+    row = simulate(sc, run_scheduler(sc, "even"), 1.0, tuples=1000)
+    return Result.from_json({**row, "scheduler": scheduler, "throughput": throughput})
+
+
 def test_gap_to_best_appears_when_optimal_ran():
     rows = [
-        {"scheduler": "even", "rate": 1.0, "replica": 0, "status": "ok", "throughput": 75.0},
-        {"scheduler": "optimal", "rate": 1.0, "replica": 0, "status": "ok", "throughput": 100.0},
-        {"scheduler": "rstorm", "rate": 1.0, "replica": 0, "status": "not-enough-resources"},
+        _result("even", 75.0),
+        _result("optimal", 100.0),
+        Skipped("rstorm", 1.0, 0, "not-enough-resources", "no room", 0.1),
     ]
     gaps = add_gaps(rows)
-    assert gaps[0]["gap_to_best"] == pytest.approx(0.25)
-    assert gaps[1]["gap_to_best"] == 0.0
-    assert "gap_to_best" not in gaps[2]
-    assert "gap_to_best" not in add_gaps(rows[:1])[0]
+    assert gaps[0].gap_to_best == pytest.approx(0.25)
+    assert gaps[1].gap_to_best == 0.0
+    assert gaps[2] == rows[2]
+    assert add_gaps(rows[:1])[0].gap_to_best is None
+    # in JSON the key appears only with a value, after the status
+    assert list(gaps[0].to_json())[-2:] == ["status", "gap_to_best"]
+    assert "gap_to_best" not in rows[0].to_json()
 
 
 def test_flatten_for_csv():

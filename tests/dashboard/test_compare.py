@@ -39,7 +39,7 @@ def test_difference_table_signs_follow_the_better_direction():
     assert (
         cells["R* tuples/s"].children == "+50 (+50%)" and cells["R* tuples/s"].className == "better"
     )
-    assert cells["latency est. ms"].className == "worse"
+    assert cells["latency (est.) ms"].className == "worse"
     assert cells["nodes"].className is None  # equal
     assert cells["inter-node tuples/s"].children == "-900 (-100%)"
 

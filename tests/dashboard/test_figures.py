@@ -89,7 +89,7 @@ def rows():
 def test_bars_use_the_rows_at_the_nearest_rate_and_skip_failed_placements(rows):
     groups = at_rate(rows, 1100.0)
     assert sorted(groups) == ["even", "lf"]
-    assert [r["replica"] for r in groups["even"]] == [0, 1]
+    assert [r.replica for r in groups["even"]] == [0, 1]
 
 
 def test_throughput_has_one_bar_per_scheduler_in_its_colour_with_replica_mean(rows):
@@ -146,19 +146,27 @@ def test_resources_and_memory(rows):
 
 
 def test_difference_table_compares_every_metric_with_even(rows):
-    diff = {d["scheduler"]: d for d in difference_rows(rows, 1000.0)}
-    assert diff["even"]["throughput"] == 900.0
-    assert diff["even"]["throughput_delta"] is None
-    assert diff["lf"]["throughput_delta"] == pytest.approx(100.0 * 300.0 / 900.0)
-    assert diff["lf"]["p99_delta"] == pytest.approx(-60.0)
-    assert diff["lf"]["inter_node_delta"] == pytest.approx(-100.0)
-    assert diff["lf"]["cpu_peak"] == pytest.approx(90.0)
+    diff = {d.scheduler: d for d in difference_rows(rows, 1000.0)}
+    assert diff["even"].values["throughput"] == 900.0
+    assert diff["even"].deltas["throughput"] is None
+    assert diff["lf"].deltas["throughput"] == pytest.approx(100.0 * 300.0 / 900.0)
+    assert diff["lf"].deltas["latency_ms.p99"] == pytest.approx(-60.0)
+    assert diff["lf"].deltas["traffic.inter_node"] == pytest.approx(-100.0)
+    assert diff["lf"].values["cpu_peak"] == pytest.approx(0.9)
 
 
 def test_difference_table_without_even_has_no_deltas(rows):
     diff = difference_rows([r for r in rows if r["scheduler"] != "even"], 1000.0)
-    assert [d["scheduler"] for d in diff] == ["lf"]
-    assert diff[0]["throughput_delta"] is None
+    assert [d.scheduler for d in diff] == ["lf"]
+    assert diff[0].deltas["throughput"] is None
+
+
+def test_an_unbounded_r_star_is_left_out_of_the_means(rows):
+    # max_rate is None when nothing bounds the rate (no CPU cost): not a number to average
+    unbounded = [{**r, "max_rate": None} if r["scheduler"] == "lf" else r for r in rows]
+    diff = {d.scheduler: d for d in difference_rows(unbounded, 1000.0)}
+    assert math.isnan(diff["lf"].values["max_rate"]) and diff["lf"].deltas["max_rate"] is None
+    assert diff["even"].values["max_rate"] == 5000.0
 
 
 def test_empty_figure_says_why():
