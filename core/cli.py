@@ -2,36 +2,42 @@
 
 Every command takes a scenario as a JSON file path or a preset name. With
 ``--json`` it prints one JSON document on stdout and nothing else. Bad input
-exits with status 2 and one line on stderr naming what is wrong and where.
+exits with status 2 and one line on stderr naming what is wrong and where,
+never a traceback; so does a Spark job that fails, stalls or cannot start.
+Spark's own output goes to a log file unless ``simulate --verbose`` asks for it.
+
+The ``dashboard`` command is served by :mod:`dashboard.cli` (the ``slotscope``
+console script), which passes :func:`main` the function that starts the web
+server: ``core`` never imports the dashboard.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
-import importlib
-import io
 import json
+import math
+import os
+import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from core import spark
 from core.comparison import (
     compare,
     explain_failure,
-    flatten_result,
     placement_key,
-    results_table,
     scheduler_list,
 )
-from core.importers import import_sources
-from core.model import Scenario, ScenarioError, scenario_schema
+from core.importers import import_sources, parse_document
+from core.importers.fetch import MAX_TIMEOUT_S, MIN_TIMEOUT_S, read_file
+from core.model import Scenario, ScenarioError, scenario_schema, validate_scenario
 from core.placement import SchedulerError
-from core.presets import PRESETS, load_scenario, preset_json
+from core.presets import PRESETS, preset, preset_json
 from core.registry import SCHEDULERS, run_scheduler
-from core.report import schedule_document, schedule_table
+from core.report import results_csv, results_table, schedule_document, schedule_table
 from core.reproduce import reproduce, select, summary, table
 from core.settings import (
     DEFAULT_TUPLES,
@@ -44,9 +50,11 @@ from core.settings import (
     Settings,
     SettingsError,
 )
-from core.spark import JobCancelled, SparkUnavailable
+from core.spark import MASTER_ENV, JobCancelled, SparkUnavailable
 
 EXIT_BAD_INPUT = 2
+MAX_LINE_CHARS = 600  # an error line is cut to this many characters
+ServeDashboard = Callable[[str, int, "str | None"], None]  # (host, port, master)
 
 
 class UsageError(Exception):
@@ -70,6 +78,103 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
             raise UsageError(f"--param {item!r}: expected K=V")
         params[key.strip()] = value.strip()
     return params
+
+
+def load_scenario(ref: str) -> Scenario:
+    """A scenario from a preset name or a JSON file, the file's size and kind checked first.
+
+    Raises
+    ------
+    ScenarioError
+        No such preset or file; not a regular file (a directory, FIFO, device); over the
+        size limit; not strict JSON (NaN and Infinity are not JSON); nested too deeply;
+        an invalid scenario.
+    """
+    if ref in PRESETS:
+        return preset(ref)
+    if not os.path.lexists(ref):
+        raise ScenarioError(
+            ref, "no such file or preset (see 'slotscope presets' for the built-in ones)"
+        )
+    data = parse_document(read_file(ref), ref)
+    try:
+        return validate_scenario(data)
+    except RecursionError:
+        raise ScenarioError(ref, "nested too deeply to be a scenario") from None
+
+
+def check_output(path: str | None, flag: str) -> None:
+    """Refuse, before any work, an output path that cannot be written (``-`` is stdout).
+
+    >>> check_output("/", "--csv")
+    Traceback (most recent call last):
+    ...
+    core.cli.UsageError: --csv /: is a directory
+    """
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path}: is a directory")
+    if target.exists():
+        mode = target.stat().st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            raise UsageError(f"{flag} {path}: not a regular file")
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{flag} {path}: not writable")
+        return
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: no such directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot create a file in {str(folder)!r}")
+
+
+def write_output(path: str, text: str, flag: str) -> None:
+    """``text`` to the file ``path`` (``-``: stdout); an OSError is a UsageError."""
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w", newline="") as fh:
+            fh.write(text)
+    except OSError as err:
+        raise UsageError(f"{flag} {path}: {err.strerror or err}") from None
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type of ``--timeout``: seconds, finite, in [MIN_TIMEOUT_S, MAX_TIMEOUT_S]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(
+            f"{text} is not between {MIN_TIMEOUT_S:g} and {MAX_TIMEOUT_S:g} seconds"
+        )
+    return value
+
+
+def port_number(text: str) -> int:
+    """argparse type of ``--port``: a TCP port, 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port (1-65535)")
+    return value
+
+
+def finite_number(text: str) -> float:
+    """argparse type of ``--rate``: a finite number (its range is the settings' to judge)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+    return value
 
 
 # commands
@@ -133,7 +238,7 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(doc)
     else:
-        print(schedule_table(doc, verbose=args.verbose))
+        print_text(schedule_table(doc, verbose=args.verbose))
     return 0
 
 
@@ -147,9 +252,12 @@ def _progress_bar(done: int, total: int) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    check_output(args.csv, "--csv")
     scenario: Scenario = load_scenario(args.scenario)
     schedulers = scheduler_list(args.scheduler or ["all"])
     settings = simulation_settings(args, scenario.workload.rate)
+    check_master_flag(settings.master)
+    spark.show_spark_logs(args.verbose)
     progress = _progress_bar if sys.stderr.isatty() and not args.json else None
     doc = compare(
         scenario,
@@ -159,7 +267,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         tuples=settings.tuples,
         seed=settings.seed,
         mapper=functools.partial(
-            spark.map_tasks, master=settings.master, progress=progress, key=placement_key
+            spark.map_tasks,
+            master=settings.master,
+            progress=progress,
+            key=placement_key,
+            deadline_s=args.deadline,
         ),
         engine=spark.engine_info(settings.master),
     )
@@ -169,7 +281,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         write_csv(doc["results"] + doc["skipped"], args.csv)
         print(f"wrote {len(doc['results'])} results to {args.csv}")
     else:
-        print(results_table(doc))
+        print_text(results_table(doc))
     return 0
 
 
@@ -205,19 +317,18 @@ def simulation_settings(args: argparse.Namespace, default_rate: float) -> Settin
 
 
 def write_csv(results: list[dict[str, Any]], path: str) -> None:
-    rows = [flatten_result(r) for r in results]
-    buf = io.StringIO()
-    fields = list(rows[0]) if rows else []
-    for r in rows:
-        fields += [k for k in r if k not in fields]
-    writer = csv.DictWriter(buf, fieldnames=fields)
-    writer.writeheader()
-    writer.writerows(rows)
-    if path == "-":
-        sys.stdout.write(buf.getvalue())
-    else:
-        with open(path, "w", newline="") as fh:
-            fh.write(buf.getvalue())
+    text = results_csv(results, lineterminator="\r\n")
+    write_output(path, text, "--csv")
+
+
+def check_master_flag(master: str | None) -> None:
+    """The Spark master (``--master``, else ``SLOTSCOPE_SPARK_MASTER``, else local[*])
+    checked before any work; a bad one is a UsageError led by where it came from."""
+    try:
+        spark.check_master(spark.resolve_master(master))
+    except SettingsError as err:
+        source = MASTER_ENV if master is None and os.environ.get(MASTER_ENV) else "--master"
+        raise UsageError(f"{source}: {err.message}") from None
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -234,35 +345,36 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    check_output(args.out, "--out")
     imported = import_sources(args.source, timeout_s=args.timeout)
     text = json.dumps(imported.document(), indent=2) + "\n"
     for warning in imported.warnings:
-        sys.stderr.write(f"slotscope: assumed: {warning}\n")
-    if args.out in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        with open(args.out, "w") as fh:
-            fh.write(text)
+        sys.stderr.write(f"slotscope: assumed: {printable(warning)}\n")
+    write_output(args.out or "-", text, "--out")
+    if args.out not in (None, "-"):
         sc = imported.scenario
         executors = sum(c.parallelism for c in sc.topology.components)
         sys.stderr.write(
-            f"wrote {args.out}: {sc.name}, {len(sc.topology.components)} components, "
+            f"wrote {args.out}: {printable(sc.name)}, {len(sc.topology.components)} components, "
             f"{executors} executors, {len(sc.cluster.nodes)} nodes\n"
         )
     return 0
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    # core never imports the web stack at import time; the dashboard is loaded on demand
-    app = importlib.import_module("dashboard.app")
-    app.run(host=args.host, port=args.port, master=args.master)
+    if args.serve is None:  # python -m core: core does not import the dashboard
+        raise UsageError("dashboard: start it with 'slotscope dashboard' or 'python -m dashboard'")
+    check_master_flag(args.master)
+    spark.show_spark_logs(args.verbose)
+    args.serve(args.host, args.port, args.master)
     return 0
 
 
 # parser and entry point
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(serve_dashboard: ServeDashboard | None = None) -> argparse.ArgumentParser:
+    """The command line; ``serve_dashboard`` starts the web server (None: not available)."""
     parser = _Parser(prog="slotscope", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -293,12 +405,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", help="scenario JSON file or preset name")
     p.add_argument("--scheduler", action="append", metavar="ID|all")
     p.add_argument(
-        "--rate", action="append", type=float, metavar="R", help="offered rate, tuples/s"
+        "--rate", action="append", type=finite_number, metavar="R", help="offered rate, tuples/s"
     )
     p.add_argument("--replicas", type=int, default=1)
     p.add_argument("--tuples", type=int, default=DEFAULT_TUPLES, help="spout tuples per replica")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.add_argument(
+        "--deadline",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="end the Spark job after S seconds (default: none; a job whose tasks wait "
+        f"{spark.STALL_TIMEOUT_S:g} s with none running always ends)",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="show Spark's own log on stderr")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
@@ -321,25 +442,52 @@ def build_parser() -> argparse.ArgumentParser:
         "/api/v1/supervisor/summary), Flink get_execution_plan() or /jobs/JID/plan",
     )
     p.add_argument("--out", metavar="FILE", help="write the scenario here (default stdout)")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="per URL, seconds")
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="per URL, seconds, every request and redirect included (default 10)",
+    )
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("dashboard", help="start the web dashboard")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8050)
+    p.add_argument("--port", type=port_number, default=8050)
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
-    p.set_defaults(func=cmd_dashboard)
+    p.add_argument("--verbose", "-v", action="store_true", help="show Spark's own log on stderr")
+    p.set_defaults(func=cmd_dashboard, serve=serve_dashboard)
     return parser
 
 
+def printable(text: str) -> str:
+    """``text`` as one printable line: control characters (NUL, ESC of ANSI sequences,
+    newlines) escaped, so no input can draw on the user's terminal.
+
+    >>> printable("a\\x1b[31mred\\x00\\nz")
+    'a\\\\x1b[31mred\\\\x00\\\\nz'
+    """
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def print_text(text: str) -> None:
+    """A table for the terminal: each line through :func:`printable` (ids from a scenario
+    file may hold escape sequences)."""
+    print("\n".join(printable(line) for line in text.split("\n")))
+
+
 def _bad_input(message: str) -> int:
-    sys.stderr.write(f"slotscope: {message}\n")
+    line = printable(message)
+    if len(line) > MAX_LINE_CHARS:
+        line = line[: MAX_LINE_CHARS - 3] + "..."
+    sys.stderr.write(f"slotscope: {line}\n")
     return EXIT_BAD_INPUT
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, serve_dashboard: ServeDashboard | None = None) -> int:
+    """Run one command; 0 on success, 2 with one line on stderr on any failure."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(serve_dashboard).parse_args(argv)
         return args.func(args)
     except UsageError as err:
         return _bad_input(str(err))
@@ -349,6 +497,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return _bad_input("interrupted")
+    except RecursionError:
+        return _bad_input("the input is nested too deeply")
+    except MemoryError:
+        return _bad_input("out of memory: the input is too large for this machine")
     except Exception as err:  # the one place that turns any failure into one line
         return _bad_input(explain_failure(err))
 

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -138,15 +139,43 @@ def test_missing_java_is_one_line_with_the_fix(monkeypatch):
     monkeypatch.setattr(runner.shutil, "which", lambda _: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     with pytest.raises(runner.SparkUnavailable, match="apt-get install openjdk-17-jre-headless"):
-        runner._check_java()
+        runner.check_java()
 
 
-def test_unreachable_master_is_one_clear_error():
-    with pytest.raises(runner.SettingsError, match="cannot reach the Spark master"):
-        runner._check_master_reachable("spark://127.0.0.1:1")
+@pytest.mark.parametrize(
+    ("master", "reason"),
+    [
+        ("local[0]", r"local\[0\]: local\[N\] needs N between 1 and 1024"),
+        ("local[2,0]", "needs F >= 1"),
+        ("k8s://https://10.0.0.1:443", "YARN, Kubernetes and Mesos masters are not supported"),
+        ("yarn", "not supported"),
+        ("spark://127.0.0.1", "expected spark://HOST:PORT"),
+        ("spark://127.0.0.1:70000", "has no valid port"),
+        ("spark://127.0.0.1:1", "127.0.0.1:1: connection refused"),
+    ],
+)
+def test_a_master_slotscope_cannot_use_is_refused_with_its_reason(master, reason):
+    with pytest.raises(runner.SettingsError, match=reason) as err:
+        runner.check_master(master)
+    assert err.value.field == "Spark master"
 
 
-# a real standalone cluster: master and one worker from pyspark's spark-class
+def test_local_masters_pass_the_check_without_a_network():
+    for master in ("local", "local[1]", "local[*]", "local[4,2]", "local[1024]"):
+        runner.check_master(master)
+
+
+def test_a_task_that_raises_ends_the_job_with_its_own_reason(spark):
+    with pytest.raises(runner.TaskFailed) as err:
+        runner.map_tasks(int, ["1", "2", "three"])
+    assert str(err.value) == (
+        "a task of the Spark job failed: ValueError: invalid literal for int() with base 10: "
+        "'three'"
+    )
+    assert runner.map_tasks(int, ["1", "2"]) == [1, 2]  # the session goes on
+
+
+# a real standalone cluster: master and worker from pyspark's spark-class
 
 
 def _free_port() -> int:
@@ -161,105 +190,178 @@ def _spark_class() -> str:
     return str(Path(pyspark.__file__).parent / "bin" / "spark-class")
 
 
-@pytest.fixture(scope="module")
-def standalone_master(tmp_path_factory):
-    """A Spark master and one worker on 127.0.0.1, stopped whatever happens."""
-    port, ui, worker_ui = _free_port(), _free_port(), _free_port()
-    logs = tmp_path_factory.mktemp("spark-cluster")
-    env = {
-        **os.environ,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "SPARK_WORKER_DIR": str(logs / "work"),
-        "SPARK_LOG_DIR": str(logs),
-    }
-    url = f"spark://127.0.0.1:{port}"
-    daemons = {
-        "master": [
-            "org.apache.spark.deploy.master.Master",
-            "--port",
-            str(port),
-            "--webui-port",
-            str(ui),
-        ],
-        "worker": [
-            "org.apache.spark.deploy.worker.Worker",
-            url,
-            "--cores",
-            "2",
-            "--memory",
-            "2g",
-            "--webui-port",
-            str(worker_ui),
-        ],
-    }
-    procs = []
-    try:
-        for name, args in daemons.items():
-            with open(logs / f"{name}.log", "w") as log:
-                procs.append(
-                    subprocess.Popen(
-                        [_spark_class(), *args, "--host", "127.0.0.1"],
-                        env=env,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        start_new_session=True,
-                    )
-                )
-        deadline = time.time() + 90
+class Cluster:
+    """A Spark master and workers on 127.0.0.1 (each daemon in a process group of its own,
+    so a worker and its executors can be killed together)."""
+
+    def __init__(self, logs: Path):
+        self.logs = logs
+        self.port, self.ui = _free_port(), _free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "PYSPARK_PYTHON": sys.executable,
+            "SPARK_WORKER_DIR": str(logs / "work"),
+            "SPARK_LOG_DIR": str(logs),
+        }
+        self.procs: list[subprocess.Popen] = []
+        self.worker: subprocess.Popen | None = None
+
+    def _start(self, name: str, args: list[str]) -> subprocess.Popen:
+        with open(self.logs / f"{name}-{len(self.procs)}.log", "w") as log:
+            proc = subprocess.Popen(
+                [_spark_class(), *args, "--host", "127.0.0.1"],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.procs.append(proc)
+        return proc
+
+    def start_master(self) -> None:
+        master = "org.apache.spark.deploy.master.Master"
+        self._start("master", [master, "--port", str(self.port), "--webui-port", str(self.ui)])
+
+    def start_worker(self) -> None:
+        """One worker of 2 cores; returns once the master counts it alive."""
+        worker = "org.apache.spark.deploy.worker.Worker"
+        args = [worker, self.url, "--cores", "2", "--memory", "2g"]
+        self.worker = self._start("worker", [*args, "--webui-port", str(_free_port())])
+        self._wait_for_workers(1)
+
+    def _wait_for_workers(self, count: int) -> None:
+        deadline = time.time() + 120
         while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as resp:
-                    if json.load(resp).get("aliveworkers", 0) >= 1:
-                        break
-            except OSError:
-                pass
+            with contextlib.suppress(OSError, ValueError):
+                url = f"http://127.0.0.1:{self.ui}/json/"
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if json.load(resp).get("aliveworkers", 0) == count:
+                        return
             time.sleep(1)
-        else:
-            pytest.fail(f"the standalone Spark cluster did not start; logs in {logs}")
-        yield url
-    finally:
-        for p in reversed(procs):
+        pytest.fail(f"the cluster did not get to {count} live worker(s); logs in {self.logs}")
+
+    def executors(self) -> list[int]:
+        """Process ids of the executor JVMs the current worker runs."""
+        assert self.worker is not None
+        out = subprocess.run(
+            ["pgrep", "-g", str(self.worker.pid), "-f", "CoarseGrainedExecutorBackend"],
+            capture_output=True,
+            text=True,
+        ).stdout
+        return [int(pid) for pid in out.split()]
+
+    def wait_for_executor(self, timeout_s: float = 180) -> int:
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            if found := self.executors():
+                return found[0]
+            time.sleep(0.5)
+        pytest.fail(f"no executor started; logs in {self.logs}")
+
+    def kill_worker(self) -> None:
+        """SIGKILL the worker and its executors (its process group), as a lost machine."""
+        assert self.worker is not None
+        os.killpg(self.worker.pid, 9)
+        self.worker.wait(20)
+        self.worker = None
+        self._wait_for_workers(0)
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, 15)
-        for p in procs:
+        for p in self.procs:
             try:
                 p.wait(20)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, 9)
 
 
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A standalone master and one worker, stopped whatever happens."""
+    running = Cluster(tmp_path_factory.mktemp("spark-cluster"))
+    try:
+        running.start_master()
+        running.start_worker()
+        yield running
+    finally:
+        running.stop()
+
+
+def _simulate(master: str, *flags: str, env: dict | None = None, wait: bool = True):
+    cmd = [sys.executable, "-m", "core", "simulate", *flags, "--master", master, "--json"]
+    if wait:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+SMALL = ["lf-diamond", "--scheduler", "even", "--replicas", "2", "--tuples", "4000"]
+SMALL += ["--seed", "7", "--rate", "400", "--rate", "800"]
+# long enough (some seconds a task) to lose an executor or a worker in the middle
+LONG = ["lf-star-x10", "--scheduler", "even", "--rate", "500", "--rate", "600"]
+LONG += ["--tuples", "100000"]
+
+
 @pytest.mark.cluster
-def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, standalone_master):
-    sc = preset("lf-diamond")
-    local = run_comparison(sc, [("even", {})], **SETTINGS)
-    cmd = [
-        sys.executable,
-        "-m",
-        "core",
-        "simulate",
-        "lf-diamond",
-        "--scheduler",
-        "even",
-        "--master",
-        standalone_master,
-        "--json",
-        "--replicas",
-        "2",
-        "--tuples",
-        "4000",
-        "--seed",
-        "7",
-        "--rate",
-        "400",
-        "--rate",
-        "800",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+def test_standalone_cluster_gives_the_same_results_as_local_mode(spark, cluster):
+    local = run_comparison(preset("lf-diamond"), [("even", {})], **SETTINGS)
+    proc = _simulate(cluster.url, *SMALL)
     assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # Spark's own lines went to its log file
     remote = json.loads(proc.stdout)
-    assert remote["engine"]["master"] == standalone_master
+    assert remote["engine"]["master"] == cluster.url
     assert _strip_timing(remote["results"]) == _strip_timing(local["results"])
+
+
+@pytest.mark.cluster
+def test_wrong_masters_are_refused_in_one_line_before_spark_starts(cluster):
+    web_ui = f"spark://127.0.0.1:{cluster.ui}"  # an open port that is not Spark's
+    with pytest.raises(runner.SettingsError, match=r"is not a Spark standalone master \(it sent"):
+        runner.check_master(web_ui)
+    runner.check_master(cluster.url)
+    runner.check_master(f"spark://127.0.0.1:1,127.0.0.1:{cluster.port}")  # one of HA's answers
+    proc = _simulate(web_ui, "lf-linear")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"slotscope: --master: no Spark master answers at {web_ui}")
+    assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.cluster
+def test_a_killed_executor_is_replaced_and_the_results_are_the_same(spark, cluster):
+    settings = {"rates": [500.0, 600.0], "tuples": 100_000}
+    local = run_comparison(preset("lf-star-x10"), [("even", {})], **settings)
+    job = _simulate(cluster.url, *LONG, wait=False)
+    first = cluster.wait_for_executor()
+    time.sleep(3)  # its tasks are under way
+    assert job.poll() is None
+    os.kill(first, 9)
+    out, err = job.communicate(timeout=300)
+    assert job.returncode == 0, err
+    assert _strip_timing(json.loads(out)["results"]) == _strip_timing(local["results"])
+
+
+@pytest.mark.cluster
+def test_a_lost_worker_ends_the_job_with_one_line_and_a_new_worker_serves_again(cluster):
+    env = {**os.environ, runner.STALL_ENV: "5"}
+    job = _simulate(cluster.url, *LONG, env=env, wait=False)
+    cluster.wait_for_executor()
+    time.sleep(2)
+    assert job.poll() is None
+    cluster.kill_worker()
+    out, err = job.communicate(timeout=240)
+    assert job.returncode == 2 and out == ""
+    assert re.fullmatch(
+        r"slotscope: the Spark job was ended: [12] of its tasks waited 5 s with none running; "
+        rf"the cluster at {cluster.url} has no live executor \(a lost worker, or no free "
+        r"cores\?\)\n",
+        err,
+    ), err
+    cluster.start_worker()
+    proc = _simulate(cluster.url, *SMALL)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_placements_that_cannot_be_made_are_listed_apart(spark):

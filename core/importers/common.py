@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.model import (
-    MAX_SCENARIO_BYTES,
     Component,
     Profiling,
     Scenario,
@@ -31,6 +30,7 @@ from core.model import (
     Workload,
     validate_scenario,
 )
+from core.settings import MAX_SCENARIO_BYTES
 
 STORM_SLOTS_PER_NODE = 4  # Storm defaults.yaml supervisor.slots.ports: 6700-6703
 STORM_CPU_PCT_PER_NODE = 400.0  # Storm defaults.yaml supervisor.cpu.capacity, % of one core
@@ -182,11 +182,36 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def parse_document(raw: bytes | str, source: str) -> Any:
-    """JSON text -> data, with the size limit of scenarios; ScenarioError if refused."""
+    """Strict JSON text -> data, with the size limit of scenarios; ScenarioError if refused.
+
+    Strict: ``NaN``, ``Infinity`` and numbers too large for a float (``1e400``) are
+    refused, as JSON itself has no such numbers; so is nesting deeper than Python
+    can parse.
+
+    >>> parse_document('{"rate": Infinity}', "s.json")
+    Traceback (most recent call last):
+    ...
+    core.model.ScenarioError: s.json: not valid JSON (Infinity is not a JSON number)
+    """
     if len(raw) > MAX_SCENARIO_BYTES:
         raise ScenarioError(source, f"{len(raw):,} bytes, the limit is {MAX_SCENARIO_BYTES:,}")
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        return json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise ScenarioError(
+            source, "JSON nested too deeply (a scenario has a few levels)"
+        ) from None
+    except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
         raise ScenarioError(source, f"not valid JSON ({err})") from None

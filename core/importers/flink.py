@@ -28,6 +28,7 @@ https://nightlies.apache.org/flink/flink-docs-stable/docs/ops/rest_api/
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,7 +44,7 @@ from core.importers.common import (
     unique_ids,
     validated,
 )
-from core.model import Component
+from core.model import MAX_COMPONENTS, MAX_EXECUTORS, MAX_NODES, Component
 
 SHIP_STRATEGIES = {
     "HASH": "fields",
@@ -82,6 +83,26 @@ def _label(text: str) -> str:
     return " ".join(_TAGS.sub(" ", text).split())
 
 
+def _parallelism(r: Reader, node: Mapping[str, Any], path: str, before: int) -> int:
+    """An operator's parallelism, checked against the limits before anything is built:
+    each parallel instance is an executor (at most ``MAX_EXECUTORS`` in all), and the
+    widest operator sets the TaskManagers of one slot each (at most ``MAX_NODES``)."""
+    p = r.count(node, "parallelism", path)
+    most = MAX_NODES * FLINK_SLOTS_PER_TASKMANAGER
+    if p > most:
+        raise r.fail(
+            f"{path}.parallelism",
+            f"{p:,} needs {p:,} TaskManagers of {FLINK_SLOTS_PER_TASKMANAGER} slot, more than "
+            f"the limit of {MAX_NODES:,} nodes",
+        )
+    if before + p > MAX_EXECUTORS:
+        raise r.fail(
+            f"{path}.parallelism",
+            f"{p:,} brings the plan to {before + p:,} executors, the limit is {MAX_EXECUTORS:,}",
+        )
+    return p
+
+
 def flink_scenario(doc: Mapping[str, Any]) -> Imported:
     """A validated scenario from a Flink plan (parsed JSON).
 
@@ -100,6 +121,8 @@ def flink_scenario(doc: Mapping[str, Any]) -> Imported:
     rows = r.items(job, "nodes", prefix)
     if not rows:
         raise r.fail(nodes_path, "the plan has no operator")
+    if len(rows) > MAX_COMPONENTS:
+        raise r.fail(nodes_path, f"{len(rows):,} operators, the limit is {MAX_COMPONENTS:,}")
     keys, names, parallelism, sources = [], [], [], []
     for i, raw in enumerate(rows):
         path = f"{nodes_path}[{i}]"
@@ -109,10 +132,10 @@ def flink_scenario(doc: Mapping[str, Any]) -> Imported:
         if label_key is None:
             raise r.fail(f"{path}.contents", "required field is missing (no operator name)")
         names.append(_label(r.text(node, label_key, path)) or keys[-1])
-        parallelism.append(r.count(node, "parallelism", path))
+        parallelism.append(_parallelism(r, node, path, sum(parallelism)))
         sources.append(node.get("pact") == SOURCE_PACT)
     if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
+        dup = next(k for k, n in Counter(keys).items() if n > 1)
         raise r.fail(nodes_path, f"duplicate operator id {dup!r}")
     ids = dict(zip(keys, unique_ids(names, keys), strict=True))
     warnings: list[str] = []

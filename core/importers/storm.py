@@ -28,6 +28,7 @@ https://github.com/apache/storm/blob/master/docs/STORM-UI-REST-API.md
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,7 +47,7 @@ from core.importers.common import (
     number,
     validated,
 )
-from core.model import ACKER_ID
+from core.model import ACKER_ID, MAX_COMPONENTS, MAX_EXECUTORS, MAX_NODES
 
 US_PER_MS = 1000.0
 ALL_TIME = ":all-time"  # Storm's window name for statistics since the topology started
@@ -82,12 +83,22 @@ def _components(topo: Mapping[str, Any], warnings: list[str]) -> tuple[list[dict
     components: list[dict[str, Any]] = []
     ackers = 0
     no_cpu: list[str] = []
+    executors = 0
     for kind, key, id_key in (("spout", "spouts", "spoutId"), ("bolt", "bolts", "boltId")):
         for i, raw in enumerate(r.items(topo, key)):
             path = f"{key}[{i}]"
             item = r.obj(raw, path)
             cid = r.text(item, id_key, path)
             parallelism = r.count(item, "executors", path)
+            executors += parallelism  # checked before anything is built from it
+            if executors > MAX_EXECUTORS:
+                raise r.fail(
+                    f"{path}.executors",
+                    f"{parallelism:,} brings the topology to {executors:,} executors, the "
+                    f"limit is {MAX_EXECUTORS:,}",
+                )
+            if len(components) >= MAX_COMPONENTS and not is_system(cid):
+                raise r.fail(path, f"more than {MAX_COMPONENTS:,} components, the limit")
             if cid == ACKER_ID:
                 ackers = parallelism
                 continue
@@ -168,13 +179,16 @@ def _streams(viz: Mapping[str, Any], known: set[str], warnings: list[str]) -> li
 def _nodes(sups: Mapping[str, Any], warnings: list[str]) -> list[dict[str, Any]]:
     r = Reader(SUPERVISORS)
     rows = r.items(sups, "supervisors")
-    hosts = [r.obj(s, f"supervisors[{i}]").get("host") for i, s in enumerate(rows)]
+    if len(rows) > MAX_NODES:
+        raise r.fail("supervisors", f"{len(rows):,} supervisors, the limit is {MAX_NODES:,} nodes")
+    named = (r.obj(s, f"supervisors[{i}]").get("host") for i, s in enumerate(rows))
+    hosts = Counter(str(h) for h in named if isinstance(h, str | int))  # as r.text reads them
     nodes, no_cpu, no_mem, skipped = [], [], [], []
     for i, raw in enumerate(rows):
         path = f"supervisors[{i}]"
         sup = r.obj(raw, path)
         host = r.text(sup, "host", path)
-        node_id = host if hosts.count(host) == 1 else f"{host}/{r.text(sup, 'id', path)}"
+        node_id = host if hosts[host] == 1 else f"{host}/{r.text(sup, 'id', path)}"
         if sup.get("blacklisted") is True:
             skipped.append(node_id)
             continue
@@ -245,6 +259,11 @@ def _ackers(topo: Mapping[str, Any], listed: int, workers: int | None, warnings:
     conf = topo.get("configuration")
     value = conf.get("topology.acker.executors") if isinstance(conf, Mapping) else None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if value > MAX_EXECUTORS:
+            raise Reader(TOPOLOGY).fail(
+                "configuration.topology.acker.executors",
+                f"{value:,} ackers, more than the limit of {MAX_EXECUTORS:,} executors",
+            )
         return value
     if workers:
         warnings.append(
@@ -287,6 +306,12 @@ def storm_scenario(
         )
     workers = topology.get("workersTotal")
     workers = workers if isinstance(workers, int) and workers >= 1 else None
+    if workers and supervisors is None and workers > MAX_NODES * STORM_SLOTS_PER_NODE:
+        raise r.fail(
+            "workersTotal",
+            f"{workers:,} workers need more than the limit of {MAX_NODES:,} default nodes of "
+            f"{STORM_SLOTS_PER_NODE} slots: give /api/v1/supervisor/summary too",
+        )
     if supervisors is None:
         nodes = default_nodes(workers or 1, STORM_SLOTS_PER_NODE, "supervisor")
         warnings.append(

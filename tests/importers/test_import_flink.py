@@ -188,3 +188,20 @@ def test_a_plan_that_is_no_valid_scenario_names_the_source_and_the_field():
         "Source-Collection-Source -> split-_stream_key_by_map_operator -> count -> Sink-sink "
         "-> Source-Collection-Source"
     )
+
+
+def test_parallelism_beyond_the_limits_fails_before_any_node_is_built():
+    # issue 23: a 703-byte plan with parallelism 2e6 built a node per unit (3.2 GB)
+    plan = {"nodes": [{"id": 1, "contents": "src", "parallelism": 2_000_000}]}
+    with pytest.raises(ScenarioError) as err:
+        flink_scenario(plan)
+    assert str(err.value) == (
+        "flink plan: nodes[0].parallelism: 2,000,000 needs 2,000,000 TaskManagers of 1 slot, "
+        "more than the limit of 5,000 nodes"
+    )
+    wide = {"nodes": [{"id": i, "contents": f"op{i}", "parallelism": 4_000} for i in range(13)]}
+    with pytest.raises(ScenarioError, match=r"nodes\[12\].parallelism: 4,000 brings the plan "):
+        flink_scenario(wide)
+    many = {"nodes": [{"id": i, "contents": "op", "parallelism": 1} for i in range(501)]}
+    with pytest.raises(ScenarioError, match=r"nodes: 501 operators, the limit is 500"):
+        flink_scenario(many)

@@ -23,6 +23,14 @@ ROUTES = {
 }
 SLOW_PATH = "/slow"
 SLOW_S = 0.5  # s the slow route waits before answering
+TRICKLE_PATH = "/trickle"  # one byte every 0.05 s: each read is quick, the whole is not
+REDIRECTS = {
+    "/moved": f"/jobs/{JOB_ID}/plan",  # same host: followed
+    "/away": "http://localhost:1/x",  # another host (localhost is not 127.0.0.1): refused
+    "/loop": "/loop",
+}
+HUGE_PATH = "/huge"  # announces 3 MB
+UNSIZED_PATH = "/unsized"  # 2.1 MB with no Content-Length
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -31,6 +39,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.seen.append(path)
         if path == SLOW_PATH:
             time.sleep(SLOW_S)
+        if path in REDIRECTS:
+            self.send_response(302)
+            self.send_header("Location", REDIRECTS[path])
+            self.end_headers()
+            return
+        if path in (TRICKLE_PATH, HUGE_PATH, UNSIZED_PATH):
+            self._stream(path)
+            return
         name = ROUTES.get(path)
         if name is None or (path == "/api/v1/supervisor/summary" and self.server.no_supervisors):
             self.send_error(404, "Not Found")
@@ -41,6 +57,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _stream(self, path):
+        self.send_response(200)
+        if path == HUGE_PATH:
+            self.send_header("Content-Length", str(3_000_000))
+        self.end_headers()
+        if path == TRICKLE_PATH:
+            for _ in range(200):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.05)
+        elif path == UNSIZED_PATH:
+            for _ in range(21):
+                self.wfile.write(b" " * 100_000)
 
     def log_message(self, *args):
         pass
@@ -119,7 +149,7 @@ def test_http_errors_unreachable_servers_and_timeouts_are_one_line(server):
         import_sources([f"{_base(server)}/nothing"])
     with pytest.raises(ScenarioError, match=r"^http://127.0.0.1:1/x: could not connect"):
         import_sources(["http://127.0.0.1:1/x"])
-    with pytest.raises(ScenarioError, match=r"/slow: no answer within 0.1 s"):
+    with pytest.raises(ScenarioError, match=r"/slow: no complete answer within 0.1 s"):
         import_sources([f"{_base(server)}{SLOW_PATH}"], timeout_s=0.1)
 
 
@@ -158,3 +188,22 @@ def test_the_scenario_file_says_what_was_assumed():
         "Imported from the Storm UI REST API (topology WordCount3-1-1402960825). Assumed, as "
         "the source does not give them: nodes; cpu_us of spout; node clock; ackers."
     )
+
+
+def test_redirects_are_followed_within_the_same_host_only(server):
+    imported = import_sources([f"{_base(server)}/moved"])
+    assert server.seen == ["/moved", f"/jobs/{JOB_ID}/plan"]
+    assert imported.scenario.topology.components
+    with pytest.raises(ScenarioError, match=r"/away: redirects to http://localhost:1/x: only"):
+        import_sources([f"{_base(server)}/away"])
+    with pytest.raises(ScenarioError, match=r"/loop: more than 5 redirects"):
+        import_sources([f"{_base(server)}/loop"])
+
+
+def test_one_deadline_holds_for_the_whole_answer_and_its_size_is_capped(server):
+    with pytest.raises(ScenarioError, match=r"/trickle: no complete answer within 0.3 s"):
+        import_sources([f"{_base(server)}{TRICKLE_PATH}"], timeout_s=0.3)
+    with pytest.raises(ScenarioError, match=r"/huge: the answer is 3,000,000 bytes, the limit"):
+        import_sources([f"{_base(server)}{HUGE_PATH}"])
+    with pytest.raises(ScenarioError, match=r"/unsized: the answer is over the limit of"):
+        import_sources([f"{_base(server)}{UNSIZED_PATH}"])

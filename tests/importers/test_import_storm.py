@@ -196,3 +196,20 @@ def test_any_damaged_field_gives_a_scenario_or_a_named_error_never_a_traceback(s
             assert str(err)
         tried += 1
     assert tried > 20
+
+
+def test_counts_beyond_the_limits_fail_before_anything_is_built(storm_docs):
+    docs = copy.deepcopy(storm_docs)
+    docs["topology"]["bolts"][0]["executors"] = 50_000  # after the 5 spout executors
+    with pytest.raises(
+        ScenarioError, match=r"bolts\[0\].executors: 50,000 brings the topology to 50,005"
+    ):
+        storm_scenario(**docs)
+    docs = copy.deepcopy(storm_docs)
+    docs["topology"]["workersTotal"] = 10**9
+    with pytest.raises(ScenarioError, match=r"workersTotal: 1,000,000,000 workers need more"):
+        storm_scenario(**{**docs, "supervisors": None})
+    one = docs["supervisors"]["supervisors"][0]
+    docs["supervisors"] = {"supervisors": [dict(one, id=str(i)) for i in range(5_001)]}
+    with pytest.raises(ScenarioError, match=r"supervisors: 5,001 supervisors, the limit is 5,000"):
+        storm_scenario(**docs)
