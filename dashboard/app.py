@@ -1,22 +1,31 @@
 """The Dash app: ``app``, its Flask ``server`` (for gunicorn) and ``run``.
 
-Importing this module creates no Spark session and starts no thread: the
-job pool starts its threads on first use, and Spark warms up in one of them
-when ``run`` starts or (under gunicorn) when the first page is served. Serve
-with one gunicorn worker and several threads (see Procfile).
+Importing this module creates no Spark session: the job pool starts its
+threads on first use, and Spark warms up in one of them when ``run`` starts
+or (under gunicorn) when the first page is served. (Dash builds the default
+page once at import; its ``slotscope`` panel is placed in a background
+placement thread, which ends when done.) Serve with one gunicorn worker and
+several threads (see Procfile).
+
+Resource limits (README, "Limits"): request bodies of ``MAX_REQUEST_BYTES``,
+``MAX_REQUEST_THREADS`` requests at once under ``run``, a session cookie for
+the simulation queue's per-session bound, and the result cache in a private
+per-user directory (:class:`dashboard.jobs.ResultCache`).
 """
 
 from __future__ import annotations
 
 import gc
-import os
-import tempfile
+import threading
+import uuid
 from pathlib import Path
+from typing import Any
 
 import dash_cytoscape as cyto
 from dash import Dash
-from flask import request
+from flask import Response, request
 from flask_caching import Cache
+from werkzeug.serving import make_server
 
 from dashboard import (
     charts,
@@ -29,12 +38,14 @@ from dashboard import (
     ranking,
     scenario_bar,
     simulate,
+    transfer,
     whatif,
 )
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-CACHE_DIR_ENV = "SLOTSCOPE_CACHE_DIR"
-CACHE_SIZE = 200  # comparisons kept on disk
+# A request body, at most: the largest drop of files the browser sends (base64: 4/3), plus 1 MB.
+MAX_REQUEST_THREADS = 16  # requests served at once by ``run`` (werkzeug), at most
+MAX_REQUEST_BYTES = importer.MAX_FILES * transfer.UPLOAD_GUARD_BYTES * 4 // 3 + 1_000_000
 
 cyto.load_extra_layouts()  # dagre, and the SVG export of generateImage
 
@@ -46,16 +57,9 @@ app = Dash(
     meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"}],
 )
 server = app.server
-cache = Cache(
-    server,
-    config={
-        "CACHE_TYPE": "FileSystemCache",
-        "CACHE_DIR": os.environ.get(CACHE_DIR_ENV)
-        or str(Path(tempfile.gettempdir()) / "slotscope-cache"),
-        "CACHE_DEFAULT_TIMEOUT": 0,
-        "CACHE_THRESHOLD": CACHE_SIZE,
-    },
-)
+server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+# comparison results: JSON files in a private (0700) per-user directory
+cache = Cache(server, config={"CACHE_TYPE": "dashboard.jobs.ResultCache"})
 jobs.install(server, cache)
 app.layout = layout.serve
 
@@ -65,6 +69,14 @@ def _prefetch_page() -> None:
     """The page itself is requested: start placing its panels (see layout.prefetch)."""
     if request.path == app.config.requests_pathname_prefix:
         layout.prefetch(request.query_string.decode())
+
+
+@server.after_request
+def _name_the_session(response: Response) -> Response:
+    """Give a browser a session cookie (the simulation queue's per-session limit)."""
+    if jobs.SESSION_COOKIE not in request.cookies:
+        response.set_cookie(jobs.SESSION_COOKIE, uuid.uuid4().hex, httponly=True, samesite="Lax")
+    return response
 
 
 # The feature modules whose @callback functions this app serves (imported for that).
@@ -79,7 +91,38 @@ gc.freeze()
 def run(
     host: str = "127.0.0.1", port: int = 8050, master: str | None = None, debug: bool = False
 ) -> None:
-    """Serve the dashboard; Spark (``master``, default local[*]) warms up in the job pool."""
+    """Serve the dashboard (``MAX_REQUEST_THREADS`` requests at once, unless ``debug``);
+    Spark (``master``, default local[*]) warms up in the job pool."""
     server.config[jobs.MASTER_CONFIG] = master
     jobs.job_pool(server).warm(master)
-    app.run(host=host, port=port, debug=debug)
+    if debug:
+        app.run(host=host, port=port, debug=True)  # the reloader and dev tools
+        return
+    bounded_server(host, port).serve_forever()
+
+
+def bounded_server(host: str, port: int, threads: int = MAX_REQUEST_THREADS) -> Any:
+    """Werkzeug's threaded server with at most ``threads`` requests served at once (it
+    starts one thread per connection, without a bound); further connections wait in the
+    listen queue. gunicorn (Procfile) has its own fixed threads."""
+    srv = make_server(host, port, server, threaded=True)
+    gate = threading.BoundedSemaphore(threads)
+    start_thread, serve_in_thread = srv.process_request, srv.process_request_thread
+
+    def process_request(req: Any, client: Any) -> None:
+        gate.acquire()
+        try:
+            start_thread(req, client)
+        except BaseException:
+            gate.release()
+            raise
+
+    def process_request_thread(req: Any, client: Any) -> None:
+        try:
+            serve_in_thread(req, client)
+        finally:
+            gate.release()
+
+    srv.process_request = process_request
+    srv.process_request_thread = process_request_thread
+    return srv

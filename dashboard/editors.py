@@ -31,6 +31,7 @@ from dashboard.rows import (
     scenario_from_rows,
     with_derived,
 )
+from dashboard.transfer import check_dashboard_size
 
 GRID_IDS = {NODES: ids.NODES_GRID, COMPONENTS: ids.COMPONENTS_GRID, STREAMS: ids.STREAMS_GRID}
 ROW_OPS = {
@@ -264,7 +265,7 @@ def apply_edits(edits, rows, workers, ackers, base, current):
     """Validate the scenario the editors describe; keep the one in force when it is invalid."""
     rows = {g: list(rows[g] or []) for g in GRIDS}
     try:
-        scenario = scenario_from_rows(base, rows, workers, ackers)
+        scenario = check_dashboard_size(scenario_from_rows(base, rows, workers, ackers))
     except ScenarioError as err:
         cell = locate(err)
         return {

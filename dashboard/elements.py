@@ -8,9 +8,13 @@ the same geometry and differences stand out. They are plain nodes, not
 cytoscape compound nodes, whose bounding-box and style passes cost seconds
 on the x10 presets; an executor names its slot in its data (``slot``).
 Large placements (see :func:`aggregated`) draw a slot as one pie of its
-components. Traffic between workers is drawn as one edge per pair of slots
-(or, when that would be hundreds of edges, per pair of nodes) weighted by
-the number of executor-to-executor links it carries.
+components; clusters of more than ``MAX_SLOT_ELEMENTS`` slots draw one pie
+per node and no slots (:func:`node_level`). Traffic between workers is drawn
+as one edge per pair of slots (or, when that would be hundreds of edges, per
+pair of nodes) weighted by the number of executor-to-executor links it
+carries, the ``MAX_TRAFFIC_EDGES`` heaviest. So a map's size is bounded by the
+cluster's nodes, never by its executors: at most ~5,000 node boxes and pies
+(~2 MB of JSON) at the scenario limits.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dashboard.map_geometry import (
     NODE_GAP_X,
     NODE_GAP_Y,
     SLOT_GAP,
+    best_columns,
     dot_positions,
     map_geometry,
     node_box,
@@ -36,6 +41,11 @@ MAX_SLOT_LINKS = 300  # above this many slot pairs, draw traffic between nodes
 AGGREGATE_EXECUTORS = 100  # above this many executors a slot is one pie of its components
 AGGREGATE_NODES = 20  # ... and above this many nodes
 PIE_SLICES = 16  # cytoscape draws at most 16 pie slices; smaller components share the last
+MAX_SLOT_ELEMENTS = 2_000  # above this many slots in the cluster, one pie per node, no slots
+MAX_MEMBERS = 64  # executor names a pie carries for drill-down; the rest are counted
+MAX_LINK_PAIRS = 20_000  # node pairs traffic is counted over, at most (else no traffic drawn)
+MAX_TRAFFIC_EDGES = 300  # traffic edges drawn, the heaviest first
+NODE_AGG_W, NODE_AGG_H = 210, 90  # px: a node's box when the map shows one pie per node
 _PIE_KEYS = tuple((f"pie{i}c", f"pie{i}s") for i in range(1, PIE_SLICES + 1))
 
 Slot = tuple[str, int]
@@ -138,20 +148,30 @@ def slot_links(
     return links
 
 
-def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot]) -> int:
+def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot], by_node: bool = False) -> int:
+    """Pairs of slots (or nodes) the streams' executor links connect, an upper bound."""
     pairs = 0
     for s in graph.streams:
-        ups = {placement[e] for e in graph.executors(s.source)}
-        downs = {placement[e] for e in graph.executors(s.target)}
+        ups = {placement[e][0] if by_node else placement[e] for e in graph.executors(s.source)}
+        downs = {placement[e][0] if by_node else placement[e] for e in graph.executors(s.target)}
         pairs += len(ups) * len(downs)
     return pairs
 
 
 def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> list[dict[str, Any]]:
-    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count."""
+    """Edges between workers: class ``inter-node`` or ``inter-worker``; width by link count.
+
+    At most ``MAX_TRAFFIC_EDGES``, the heaviest; none when the streams connect more than
+    ``MAX_LINK_PAIRS`` pairs of nodes (counting them would take longer than drawing helps).
+    """
     by_node = _link_pairs(graph, placement) > MAX_SLOT_LINKS
+    if by_node and _link_pairs(graph, placement, by_node=True) > MAX_LINK_PAIRS:
+        return []
     links = slot_links(graph, placement, by_node=by_node)
     links = {k: v for k, v in links.items() if k[0] != k[1]}
+    if len(links) > MAX_TRAFFIC_EDGES:
+        heaviest = sorted(links.items(), key=lambda kv: -kv[1])[:MAX_TRAFFIC_EDGES]
+        links = dict(heaviest)
     top = max(links.values(), default=1)
     out = []
     for (a, b), count in sorted(links.items(), key=lambda kv: str(kv[0])):
@@ -212,8 +232,11 @@ def placement_elements(
     per_slot: dict[Slot, list[str]] = {}
     for e in sorted(placement, key=_executor_sort_key(graph)):
         per_slot.setdefault(placement[e], []).append(e)
-    geo = map_geometry(scenario)
     nodes = scenario.cluster.nodes
+    if node_level(sum(n.slots for n in nodes)):
+        out = node_pies(nodes, per_slot, colors, pie_slices(len(graph.order)), alpha)
+        return out + (traffic_elements(graph, placement) if traffic else [])
+    geo = map_geometry(scenario)
     label_slots = sum(n.slots for n in nodes) <= MAX_SLOT_LABELS
     aggregate = aggregated(len(placement), len(nodes))
     slices = pie_slices(len(graph.order))
@@ -280,6 +303,63 @@ def placement_elements(
     return out
 
 
+def node_level(slots: int) -> bool:
+    """Whether a map shows one pie per node and no slots (a cluster of this many slots).
+
+    >>> node_level(2_000), node_level(2_001)
+    (False, True)
+    """
+    return slots > MAX_SLOT_ELEMENTS
+
+
+def node_agg_element_id(node: str) -> str:
+    return f"nodeagg:{node}"
+
+
+def node_pies(
+    nodes: Sequence[Node],
+    per_slot: Mapping[Slot, Sequence[str]],
+    colors: Mapping[str, str],
+    slices: int,
+    alpha: float = 0.8,
+) -> list[dict[str, Any]]:
+    """A map of one box per node with one pie of the executors it holds (all its slots)."""
+    per_node: dict[str, list[str]] = {}
+    for (node, _), execs in per_slot.items():
+        per_node.setdefault(node, []).extend(execs)
+    cols = best_columns(len(nodes), NODE_AGG_W + NODE_GAP_X, NODE_AGG_H + NODE_GAP_Y)
+    out: list[dict[str, Any]] = []
+    for i, node in enumerate(nodes):
+        execs = per_node.get(node.id, [])
+        centre = {
+            "x": (i % cols) * (NODE_AGG_W + NODE_GAP_X) + NODE_AGG_W / 2,
+            "y": (i // cols) * (NODE_AGG_H + NODE_GAP_Y) + NODE_AGG_H / 2,
+        }
+        out.append(
+            {
+                "data": {
+                    "id": node_element_id(node.id),
+                    "label": node_label(node, alpha),
+                    "node": node.id,
+                    "cores": total_cores(node),
+                    "w": NODE_AGG_W,
+                    "h": NODE_AGG_H,
+                },
+                "position": centre,
+                "classes": "machine" + ("" if execs else " unused"),
+            }
+        )
+        pie = {"id": node_agg_element_id(node.id), "slots": node.slots, "w": 56, "h": 56}
+        out.append(
+            {
+                "data": pie | slot_summary(execs, colors, slices),
+                "position": centre,
+                "classes": "slot agg node-agg" + ("" if execs else " idle"),
+            }
+        )
+    return out
+
+
 def aggregated(executors: int, nodes: int) -> bool:
     """Whether a map of this size shows slots as pies instead of executor dots.
 
@@ -316,7 +396,8 @@ def slot_summary(
         ranked[slices - 1 :] = [("", sum(n for _, n in ranked[slices - 1 :]))]
     data: dict[str, Any] = {
         "label": str(len(executors)) if executors else "",
-        "members": " ".join(executors),
+        "executors": len(executors),
+        "members": " ".join(executors[:MAX_MEMBERS]),
     }
     for i, (color_key, size_key) in enumerate(_PIE_KEYS[:slices]):
         if i < len(ranked):

@@ -10,6 +10,7 @@ and keeps the current scenario. Nothing in an upload is executed.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from dash import Input, Output, State, callback, dcc, html, no_update
@@ -18,7 +19,14 @@ from core.importers import import_documents, parse_document
 from core.model import ScenarioError
 from dashboard import ids
 from dashboard.rows import scenario_outputs
-from dashboard.transfer import UPLOAD_GUARD_BYTES, upload_bytes
+from dashboard.transfer import (
+    UPLOAD_GUARD_BYTES,
+    check_dashboard_size,
+    guarded,
+    upload_bytes,
+)
+
+log = logging.getLogger(__name__)
 
 MAX_FILES = 4  # Storm needs three responses; one more is always a mistake
 SOURCE_NAMES = {"storm": "the Storm UI REST API", "flink": "an Apache Flink job plan"}
@@ -31,7 +39,6 @@ def control() -> dcc.Upload:
         className="upload import-upload",
         max_size=UPLOAD_GUARD_BYTES,
         multiple=True,
-        accept=".json,application/json",
         children=html.Span(
             [html.U("Import"), " Storm UI / Flink plan JSON"],
             title=(
@@ -45,7 +52,7 @@ def control() -> dcc.Upload:
 def decode(contents: str | None, filename: str | None) -> Any:
     """Parsed JSON of one uploaded file; ScenarioError if refused."""
     raw, source = upload_bytes(contents, filename)
-    return parse_document(raw, source)
+    return guarded(source, lambda: parse_document(raw, source))
 
 
 def import_uploads(contents: list[str] | None, filenames: list[str] | None):
@@ -57,9 +64,8 @@ def import_uploads(contents: list[str] | None, filenames: list[str] | None):
         raise ScenarioError("import", "no file")
     if len(contents) > MAX_FILES:
         raise ScenarioError("import", f"{len(contents)} files, at most {MAX_FILES}")
-    return import_documents(
-        [(name, decode(c, name)) for c, name in zip(contents, names, strict=False)]
-    )
+    documents = [(name, decode(c, name)) for c, name in zip(contents, names, strict=False)]
+    return guarded(", ".join(names), lambda: import_documents(documents))
 
 
 def report(imported, filenames: list[str]) -> html.Div:
@@ -103,7 +109,12 @@ def import_topology(contents, filenames):
     """Imported files become the scenario in the editors; a refusal keeps the current one."""
     try:
         imported = import_uploads(contents, filenames)
+        check_dashboard_size(imported.scenario)
     except ScenarioError as err:
         refused = html.Span(["Import refused — ", str(err)], className="error")
         return (no_update,) * 7 + (refused,)
+    except Exception as err:  # whatever the files hold, a message and the scenario kept
+        log.exception("import of %s failed", filenames)
+        why = f"could not be read ({type(err).__name__})"
+        return (no_update,) * 7 + (html.Span(["Import refused — ", why], className="error"),)
     return (*scenario_outputs(imported.scenario), report(imported, list(filenames or [])))

@@ -10,7 +10,9 @@ so that work overlaps the browser's loading of the scripts.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlparse
 
@@ -24,6 +26,7 @@ from dashboard import charts, editors, ids, jobs, panels, papers, registry, scen
 from dashboard.rows import scenario_rows
 from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query
 
+log = logging.getLogger(__name__)
 DEFAULT_PRESET = "wordcount"
 
 GLOSSARY = (
@@ -137,26 +140,73 @@ def view_of(query: str) -> tuple[str, list[str], bool]:
     )
 
 
-# Page loads whose panels are being placed while the browser fetches the scripts.
+PREFETCH_THREADS = 2  # page views placed ahead of their layout request at once, at most
+PREFETCH_KEPT = 32  # finished prefetches remembered for their layout request, at most
+PREFETCH_WAIT_S = 30.0  # the layout request waits this long for its prefetch, at most
+
+# Page loads whose panels are being (or were) placed while the browser fetches the scripts:
+# only started threads are entered, under the lock, so a layout request never joins a
+# thread that has not started.
 _PREFETCHING: dict[tuple[str, tuple[str, ...]], threading.Thread] = {}
+_PREFETCH_LOCK = threading.Lock()
+_PREFETCH_SLOTS = threading.BoundedSemaphore(PREFETCH_THREADS)
 
 
-def prefetch(query: str) -> None:
-    """Start placing the panels of the page a URL query names, in a thread.
+def prefetch(query: str) -> bool:
+    """Start placing the panels of the page a URL query names, in a thread; True if started.
 
     Called when the browser asks for the page itself: the browser then spends
     about a second fetching and compiling the scripts before it asks for the
     layout (:func:`serve`), which waits for this thread and finds every
-    placement in the caches instead of computing it then.
+    placement in the caches instead of computing it then. At most
+    ``PREFETCH_THREADS`` run at once; a page load beyond them (or of a view
+    already being placed) starts nothing, and its layout request places the
+    panels itself.
     """
     name, selected, _ = view_of(query)
     key = (name, tuple(selected))
-    if key in _PREFETCHING:
-        return
-    _PREFETCHING[key] = thread = threading.Thread(
-        target=_place_panels, args=(name, selected), daemon=True
-    )
-    thread.start()
+    with _PREFETCH_LOCK:
+        if key in _PREFETCHING or not _PREFETCH_SLOTS.acquire(blocking=False):
+            return False
+        thread = threading.Thread(
+            target=_place_panels_then_release,
+            args=(name, selected),
+            name="slotscope-prefetch",
+            daemon=True,
+        )
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had: the layout request places the panels
+            _PREFETCH_SLOTS.release()
+            return False
+        _PREFETCHING[key] = thread
+        _forget_finished()
+    return True
+
+
+def _forget_finished() -> None:
+    """Drop the oldest finished prefetches beyond ``PREFETCH_KEPT`` (their page never
+    asked for its layout); call with the lock held."""
+    finished = [k for k, t in _PREFETCHING.items() if not t.is_alive()]
+    for k in finished[: max(0, len(_PREFETCHING) - PREFETCH_KEPT)]:
+        del _PREFETCHING[k]
+
+
+def _place_panels_then_release(name: str, selected: list[str]) -> None:
+    try:
+        _place_panels(name, selected)
+    except Exception:  # the layout request computes (and reports) it again
+        log.exception("prefetch of %s failed", name)
+    finally:
+        _PREFETCH_SLOTS.release()
+
+
+def await_prefetch(name: str, selected: Sequence[str]) -> None:
+    """Wait (``PREFETCH_WAIT_S`` at most) for the prefetch of this view, if one started."""
+    with _PREFETCH_LOCK:
+        placing = _PREFETCHING.pop((name, tuple(selected)), None)
+    if placing is not None:
+        placing.join(PREFETCH_WAIT_S)  # its placements are in the caches: the panels reuse them
 
 
 def _place_panels(name: str, selected: list[str]) -> None:
@@ -166,6 +216,7 @@ def _place_panels(name: str, selected: list[str]) -> None:
         selected,
         registry.default_params(selected),
         scenario.workload.rate,
+        wait_s=0.0,  # searches are queued in the background pool, not waited for here
     )
 
 
@@ -178,9 +229,7 @@ def serve() -> html.Div:
     if has_request_context() and current_app.config.get(jobs.WARM_ON_VISIT_CONFIG, True):
         jobs.job_pool().warm(current_app.config.get(jobs.MASTER_CONFIG))
     name, selected, presenting = requested_view()
-    placing = _PREFETCHING.pop((name, tuple(selected)), None)
-    if placing is not None:
-        placing.join()  # its placements are in the caches: the panels below reuse them
+    await_prefetch(name, selected)
     scenario = preset(name)
     params = registry.default_params(selected)
     data = scenario.to_json_dict()

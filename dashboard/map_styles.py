@@ -10,6 +10,7 @@ presets, once after every page load when the compare store is first written).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from dashboard.elements import (
     pie_slices,
     slot_element_id,
 )
+from dashboard.jobs import in_background, page_refusal, panel_key, placements, web_params
 
 
 def panel_stylesheet(
@@ -40,7 +42,10 @@ def panel_stylesheet(
     """One scheduler's map stylesheet for the scenario ``text`` (None: no scenario yet)."""
     if text is None or rate <= 0:
         return map_stylesheet(show_all_edges)
-    ev = evaluate(text, scheduler, params_text, float(rate))
+    key = (text, scheduler, web_params(scheduler, params_text), float(rate))
+    if in_background(scheduler, text) and not placements.is_ready(key):
+        return map_stylesheet(show_all_edges)  # its panel is pending: nothing to outline yet
+    ev = evaluate(*key)
     slices = pie_slices(len(ev.graph.order)) if ev.graph is not None else PIE_SLICES
     placement = ev.schedule.placement() if ev.schedule is not None else {}
     return map_stylesheet(show_all_edges, slices) + outlines(
@@ -86,14 +91,25 @@ def first_pair(
     selected: Sequence[str],
     params: Mapping[str, Mapping[str, Any]] | None,
     rate: float,
+    wait_s: float = 0.0,
 ) -> dict[str, Any] | None:
     """What the compare store holds once the page has loaded (the first two selected
-    schedulers, as :func:`dashboard.compare.controls` picks them), for the first paint."""
+    schedulers, as :func:`dashboard.compare.controls` picks them), for the first paint;
+    None while either is placed in the background (waited for ``wait_s`` seconds)."""
     pair = list(selected[:2])
     if len(pair) < 2 or pair[0] == pair[1] or not set(pair) <= SCHEDULERS.keys():
         return None
     text = canonical(scenario_data)
-    a, b = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in pair)
+    if page_refusal(text):
+        return None
+    keys = [panel_key(text, s, params, rate) for s in pair]
+    deadline = time.monotonic() + wait_s
+    for s, key in zip(pair, keys, strict=True):
+        if in_background(s, text):
+            left = max(0.0, deadline - time.monotonic())
+            if not placements.wait(key, left).ready:
+                return None
+    a, b = (evaluate(*key) for key in keys)
     return compare.store_of(pair[0], pair[1], compare.changes_of(a, b))
 
 

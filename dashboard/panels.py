@@ -6,10 +6,18 @@ scenario in force, the parameters or the offered rate change, so a slow
 scheduler never holds the others back. Content comes from the memoised
 :func:`dashboard.compute.evaluate` (in process, no Spark). All panels share
 one geometry and one colour scheme.
+
+Searches (``optimal``, ``slotscope``) and every placement of a large scenario
+(see :func:`dashboard.jobs.in_background`) run in
+the background pool (:data:`dashboard.jobs.placements`), never in a request
+thread: a panel waits a moment for them, then shows their progress and polls
+until they are done. CP-SAT's time limit from the page is at most
+``dashboard.jobs.WEB_TIME_LIMIT_S``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,8 +30,73 @@ from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.jobs import (
+    QUEUED,
+    REFUSED,
+    WEB_TIME_LIMIT_S,
+    PlacementStatus,
+    in_background,
+    page_refusal,
+    panel_key,
+    placements,
+)
 from dashboard.map_styles import first_pair, panel_stylesheet
 from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
+
+SERVE_WAIT_S = 4.0  # a page load waits this long in all for its background placements
+EDIT_WAIT_S = 2.0  # an edit's panel refresh waits this long before showing progress
+PANEL_POLL_MS = 1000  # a pending panel asks for its placement this often
+PANEL_POLL_TYPE = "panel-poll"  # the dcc.Interval of a pending panel
+
+
+def poll_id(scheduler: str) -> dict[str, str]:
+    return {"type": PANEL_POLL_TYPE, "sched": scheduler}
+
+
+def settle(
+    text: str,
+    chosen: Sequence[str],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+    wait_s: float,
+) -> dict[str, PlacementStatus]:
+    """The status of each chosen scheduler's background placement (waiting ``wait_s`` in
+    all for them); schedulers placed in the request thread are absent."""
+    deadline = time.monotonic() + wait_s
+    out = {}
+    for s in chosen:
+        if in_background(s, text):
+            left = max(0.0, deadline - time.monotonic())
+            out[s] = placements.wait(panel_key(text, s, params, rate), left)
+    return out
+
+
+def progress_note(scheduler: str, status: PlacementStatus) -> list[Any]:
+    """What a pending panel says: queued, searching for how long, or why it was refused.
+
+    >>> from dashboard.jobs import RUNNING
+    >>> progress_note("optimal", PlacementStatus(RUNNING, 12.3))[0].children
+    'Placing in the background: 12 s (CP-SAT stops at 60 s)…'
+    """
+    if status.state == REFUSED:
+        text, kind = f"Not placed: {status.message}.", "alert-error"
+    elif status.state == QUEUED:
+        text, kind = (
+            f"Waiting for a background thread ({status.ahead} placements ahead)…",
+            "alert-warn",
+        )
+    else:
+        limit = f" (CP-SAT stops at {WEB_TIME_LIMIT_S:.0f} s)" if scheduler == "optimal" else ""
+        text, kind = (
+            f"Placing in the background: {status.elapsed_s:.0f} s{limit}…",
+            "alert-warn",
+        )
+    return [html.Div(text, className=f"alert {kind} pending")]
+
+
+def pending_content(scheduler: str, status: PlacementStatus) -> PanelContent:
+    return PanelContent([], progress_note(scheduler, status), [], [], [])
+
 
 EXPORT_FORMATS = (
     ("map", "png", "Placement PNG"),
@@ -38,9 +111,11 @@ def frame(
     color: str,
     content: PanelContent | None = None,
     stylesheet: list[dict[str, Any]] | None = None,
+    pending: bool = False,
 ) -> html.Div:
     """A scheduler's panel: title, export menu, the two graphs, and ``content`` if given;
-    the map is drawn with ``stylesheet`` (:func:`dashboard.map_styles.panel_stylesheet`)."""
+    the map is drawn with ``stylesheet`` (:func:`dashboard.map_styles.panel_stylesheet`);
+    ``pending``: its placement runs in the background, and the panel polls for it."""
     spec = SCHEDULERS[scheduler]
     content = content or PanelContent([], [], [], [], [])
     dag_layout, map_layout = content.layouts()
@@ -120,7 +195,10 @@ def frame(
     decisions = html.Details(
         content.decisions, id=ids.decisions_id(scheduler), className="decisions"
     )
-    return html.Div([head, body, decisions], className="panel", **{"data-scheduler": scheduler})
+    poll = dcc.Interval(id=poll_id(scheduler), interval=PANEL_POLL_MS, disabled=not pending)
+    return html.Div(
+        [head, body, decisions, poll], className="panel", **{"data-scheduler": scheduler}
+    )
 
 
 def frames(
@@ -130,9 +208,11 @@ def frames(
     rate: float | None,
     show_all_edges: bool = False,
     compared: Mapping[str, Any] | None = None,
+    wait_s: float = EDIT_WAIT_S,
 ) -> list[html.Div]:
     """The panels of the selected schedulers, filled in when the scenario and rate are given
-    (the ``compared`` pair's moved executors outlined)."""
+    (the ``compared`` pair's moved executors outlined); background placements are waited
+    for ``wait_s`` seconds in all, then shown pending."""
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
     if not chosen:
@@ -140,9 +220,18 @@ def frames(
     if not (scenario_data and rate and rate > 0):
         return [frame(s, colors[s], None, map_stylesheet(show_all_edges)) for s in chosen]
     text = canonical(scenario_data)
+    refusal = page_refusal(text)
+    if refusal:
+        refused = PanelContent([], [html.Div(refusal, className="alert alert-error")], [], [], [])
+        return [frame(s, colors[s], refused, map_stylesheet(show_all_edges)) for s in chosen]
+    pending = settle(text, chosen, params, float(rate), wait_s)
     out = []
     for s in chosen:
-        params_text = canonical((params or {}).get(s, {}))
+        _, _, params_text, _ = panel_key(text, s, params, float(rate))
+        if s in pending and not pending[s].ready:
+            content = pending_content(s, pending[s])
+            out.append(frame(s, colors[s], content, map_stylesheet(show_all_edges), True))
+            continue
         content = panel_content(text, s, params_text, float(rate))
         style = panel_stylesheet(show_all_edges, compared, s, text, params_text, float(rate))
         out.append(frame(s, colors[s], content, style))
@@ -181,7 +270,13 @@ def layout(
     selected: Sequence[str],
     params: Mapping[str, Mapping[str, Any]],
     rate: float,
+    wait_s: float = SERVE_WAIT_S,
 ) -> html.Section:
+    """The placements section, panels filled in (background placements waited for
+    ``wait_s`` seconds in all, then shown pending)."""
+    deadline = time.monotonic() + wait_s
+    compared = first_pair(scenario_data, selected, params, rate, wait_s)
+    left = max(0.0, deadline - time.monotonic())
     return html.Section(
         className="section",
         children=[
@@ -208,7 +303,8 @@ def layout(
                     selected,
                     params,
                     rate,
-                    compared=first_pair(scenario_data, selected, params, rate),
+                    compared=compared,
+                    wait_s=left,
                 ),
                 id=ids.PANELS,
                 className="panels",
@@ -240,21 +336,44 @@ def show_panels(selected, scenario_data, params, rate, all_edges, compared):
     Output({"type": ids.DECISIONS_TYPE, "sched": MATCH}, "children"),
     Output({"type": ids.DAG_TYPE, "sched": MATCH}, "layout"),
     Output({"type": ids.MAP_TYPE, "sched": MATCH}, "layout"),
+    Output({"type": PANEL_POLL_TYPE, "sched": MATCH}, "disabled"),
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
     Input(ids.RESULTS_STORE, "data"),
+    Input({"type": PANEL_POLL_TYPE, "sched": MATCH}, "n_intervals"),
     State({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
     prevent_initial_call=True,
 )
-def fill_panel(scenario_data, params, rate, results, panel):
+def fill_panel(scenario_data, params, rate, results, _ticks, panel):
     """One scheduler's placement of the scenario in force; new simulation results
-    only refresh the header (its p99)."""
+    only refresh the header (its p99); a background placement shows its progress
+    (its poll) until it is done."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     scheduler = panel["sched"]
     text = canonical(scenario_data)
-    params_text = canonical((params or {}).get(scheduler, {}))
+    refusal = page_refusal(text)
+    if refusal:  # a store sent by hand: the editors refuse such a scenario
+        note = [html.Div(refusal, className="alert alert-error")]
+        return ([], note, [], [], [], no_update, no_update, True)
+    key = panel_key(text, scheduler, params, float(rate))
+    polled = isinstance(ctx.triggered_id, Mapping) and ctx.triggered_id.get("type") == (
+        PANEL_POLL_TYPE
+    )
+    if in_background(scheduler, text):
+        if ctx.triggered_id == ids.RESULTS_STORE and not placements.is_ready(key):
+            raise PreventUpdate
+        status = placements.wait(key, 0.0 if polled else EDIT_WAIT_S)
+        if not status.ready:
+            note = progress_note(scheduler, status)
+            if polled:
+                return (no_update, note, *[no_update] * 5, False)
+            pending = pending_content(scheduler, status)
+            return ([], note, [], [], [], *pending.layouts(), False)
+    elif polled:
+        return (*[no_update] * 7, True)
+    params_text = key[2]
     content = panel_content(text, scheduler, params_text, float(rate))
     header = stats(
         evaluate(text, scheduler, params_text, float(rate)),  # memoised: no second run
@@ -262,7 +381,7 @@ def fill_panel(scenario_data, params, rate, results, panel):
         p99_ms=simulated_p99(results, text, scheduler, float(rate)),
     )
     if ctx.triggered_id == ids.RESULTS_STORE:
-        return (header, *[no_update] * 6)
+        return (header, *[no_update] * 7)
     return (
         header,
         content.note,
@@ -270,6 +389,7 @@ def fill_panel(scenario_data, params, rate, results, panel):
         content.placement,
         content.decisions,
         *content.layouts(),
+        True,
     )
 
 
@@ -284,20 +404,30 @@ def drill_down(tapped):
 
 
 def drill_text(tapped: Mapping[str, Any] | None) -> str:
-    """One line on a clicked map element.
+    """One line on a clicked map element: a slot's (or, on a map of node pies, a node's)
+    executors, the first ``MAX_MEMBERS`` named.
 
     >>> drill_text({"id": "slot:n1:2", "members": "a#0 b#1"})
     'n1 slot 2 holds 2 executors: a#0, b#1'
+    >>> drill_text({"id": "nodeagg:n1", "members": "a#0 a#1", "executors": 70, "slots": 64})
+    'n1 (64 slots) holds 70 executors: a#0, a#1, … and 68 more'
     >>> drill_text({"id": "ex:a#0", "label": "a#0"})
     ''
     """
-    if not tapped or not str(tapped.get("id", "")).startswith("slot:"):
+    element = str((tapped or {}).get("id", ""))
+    if element.startswith("slot:"):
+        node, slot = element[len("slot:") :].rsplit(":", 1)
+        where = f"{node} slot {slot}"
+    elif element.startswith("nodeagg:"):
+        where = f"{element[len('nodeagg:') :]} ({tapped.get('slots', 0)} slots)"
+    else:
         return ""
-    node, slot = tapped["id"][len("slot:") :].rsplit(":", 1)
     members = str(tapped.get("members", "")).split()
-    if not members:
-        return f"{node} slot {slot} is idle" if "members" in tapped else ""
-    return f"{node} slot {slot} holds {len(members)} executors: {', '.join(members)}"
+    count = int(tapped.get("executors", len(members)))
+    if not count:
+        return f"{where} is idle" if "members" in tapped else ""
+    more = f", … and {count - len(members)} more" if count > len(members) else ""
+    return f"{where} holds {count} executors: {', '.join(members)}{more}"
 
 
 @callback(

@@ -7,15 +7,29 @@ scheduler's parameters and keep the last valid values.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import (
+    ALL,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    ctx,
+    dcc,
+    html,
+    no_update,
+)
 
-from core.model import MAX_SCENARIO_BYTES, ScenarioError
+from core.model import ScenarioError
 from core.presets import PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
+from core.settings import MAX_SCENARIO_BYTES
 from dashboard import ids, importer, registry, simulate
+from dashboard.jobs import WEB_CAPS
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import (
     UPLOAD_GUARD_BYTES,
@@ -24,6 +38,29 @@ from dashboard.transfer import (
     parse_query,
     scenario_download,
 )
+
+log = logging.getLogger(__name__)
+
+
+def web_param(scheduler: str, name: str, value: Any) -> Any:
+    """:func:`dashboard.registry.parse_param`, within the page's caps (``WEB_CAPS``: CP-SAT
+    seconds, local-search evaluations); SchedulerError naming the cap above it.
+
+    >>> try:
+    ...     web_param("optimal", "time_limit", 3600)
+    ... except SchedulerError as err:
+    ...     print(err)
+    optimal time_limit: at most 60 in the dashboard (the command line takes 3,600)
+    """
+    parsed = registry.parse_param(scheduler, name, value)
+    cap = WEB_CAPS.get(scheduler, {}).get(name)
+    if cap is not None and parsed > cap:
+        most = registry.param_spec(scheduler, name).maximum
+        more = f"takes {most:,g}" if most is not None else "has no limit"
+        raise SchedulerError(
+            f"{scheduler} {name}: at most {cap:,g} in the dashboard (the command line {more})"
+        )
+    return parsed
 
 
 def _field(label: str, control: Any, class_name: str = "") -> html.Div:
@@ -70,7 +107,7 @@ def _param_input(sid: str, param: Any, value: Any) -> html.Div:
             value=value,
             debounce=True,
             min=param.minimum,
-            max=param.maximum,
+            max=WEB_CAPS.get(sid, {}).get(param.name, param.maximum),
             step=1 if param.kind is int else "any",
             className="param-input",
         )
@@ -143,7 +180,6 @@ def layout(
                                             id=ids.UPLOAD,
                                             className="upload",
                                             max_size=UPLOAD_GUARD_BYTES,
-                                            accept=".json,application/json",
                                             children=html.Span(
                                                 [
                                                     "Drop or ",
@@ -252,17 +288,66 @@ def sync_url(search, preset_name, selected):
 )
 def load_scenario(preset_name, contents, filename):
     """A preset or an uploaded file becomes the scenario in the editors (never executed)."""
+    if ctx.triggered_id == ids.UPLOAD:
+        return upload_outputs(contents, filename)
+    return (*scenario_outputs(preset(preset_name)), "")
+
+
+def upload_outputs(contents: str | None, filename: str | None) -> tuple[Any, ...]:
+    """What an upload puts in the editors and the bar's message: the scenario it holds, or
+    ``no_update`` everywhere but a message saying why it was refused (whatever it holds)."""
     try:
-        if ctx.triggered_id == ids.UPLOAD:
-            scenario = decode_upload(contents, filename)
-            note = html.Span(f"Loaded {filename}: {scenario.name}.", className="ok")
-        else:
-            scenario = preset(preset_name)
-            note = ""
+        scenario = decode_upload(contents, filename)
     except ScenarioError as err:
         refused = html.Span(["Upload refused — ", str(err)], className="error")
         return (no_update,) * 7 + (refused,)
+    except Exception as err:  # no upload may end in an HTTP 500
+        log.exception("upload %s failed", filename)
+        refused = html.Span(
+            ["Upload refused — ", f"{filename}: could not be read ({type(err).__name__})"],
+            className="error",
+        )
+        return (no_update,) * 7 + (refused,)
+    note = html.Span(f"Loaded {filename}: {scenario.name}.", className="ok")
     return (*scenario_outputs(scenario), note)
+
+
+# Files over the upload guard never reach the server (dcc.Upload drops them without a
+# word): the browser says so in the bar's message, for both the scenario and the import.
+clientside_callback(
+    """
+    function (uploadId) {
+        if (window.slotscopeUploadGuard) { return window.dash_clientside.no_update; }
+        window.slotscopeUploadGuard = true;
+        const guard = GUARD, limit = LIMIT, boxes = BOXES;
+        const tell = function (target, files) {
+            const box = target && target.closest ? target.closest(boxes) : null;
+            if (!box || !files) { return; }
+            const big = Array.from(files).filter(function (f) { return f.size > guard; });
+            if (!big.length) { return; }
+            const text = big.map(function (f) {
+                return f.name + ": " + f.size.toLocaleString("en") + " bytes, the limit is "
+                    + limit.toLocaleString("en");
+            }).join("; ");
+            window.dash_clientside.set_props(MESSAGE, {children: {
+                type: "Span", namespace: "dash_html_components",
+                props: {className: "error", children: "Upload refused — " + text}}});
+        };
+        document.addEventListener("drop", function (ev) {
+            tell(ev.target, ev.dataTransfer && ev.dataTransfer.files);
+        }, true);
+        document.addEventListener("change", function (ev) {
+            tell(ev.target, ev.target && ev.target.files);
+        }, true);
+        return window.dash_clientside.no_update;
+    }
+    """.replace("GUARD", str(UPLOAD_GUARD_BYTES))
+    .replace("LIMIT", str(MAX_SCENARIO_BYTES))
+    .replace("BOXES", repr(f"#{ids.UPLOAD}, #{ids.IMPORT_UPLOAD}"))
+    .replace("MESSAGE", repr(ids.BAR_MESSAGE)),
+    Output(ids.UPLOAD, "className_reject"),
+    Input(ids.UPLOAD, "id"),
+)
 
 
 @callback(
@@ -300,7 +385,7 @@ def apply_params(values, param_ids, stored):
     errors = []
     for pid, value in zip(param_ids, values, strict=True):
         try:
-            params.setdefault(pid["sched"], {})[pid["name"]] = registry.parse_param(
+            params.setdefault(pid["sched"], {})[pid["name"]] = web_param(
                 pid["sched"], pid["name"], value
             )
         except SchedulerError as err:

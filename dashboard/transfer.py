@@ -9,13 +9,34 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
-from core.model import MAX_SCENARIO_BYTES, Scenario, ScenarioError, parse_scenario
+from core.model import MAX_EXECUTORS, Scenario, ScenarioError, parse_scenario
+from core.settings import MAX_SCENARIO_BYTES
 
 UPLOAD_GUARD_BYTES = 4 * MAX_SCENARIO_BYTES  # the browser refuses files above this outright
+T = TypeVar("T")
+# The page places every selected scheduler on every edit, in process: above this many
+# executors that takes tens of seconds and GBs (10,000 executors: 50 s of CPU and 3.4 GB
+# over the default panels); the command line takes the full limits.
+DASHBOARD_MAX_EXECUTORS = 5_000
+
+
+def check_dashboard_size(scenario: Scenario) -> Scenario:
+    """``scenario`` if the page may place it; ScenarioError at the largest component's
+    parallelism when it has more than ``DASHBOARD_MAX_EXECUTORS`` executors."""
+    topo = scenario.topology
+    executors = sum(c.parallelism for c in topo.components) + topo.ackers
+    if executors <= DASHBOARD_MAX_EXECUTORS:
+        return scenario
+    largest = max(range(len(topo.components)), key=lambda i: topo.components[i].parallelism)
+    raise ScenarioError(
+        f"topology.components[{largest}].parallelism",
+        f"{executors:,} executors in all: the dashboard places at most "
+        f"{DASHBOARD_MAX_EXECUTORS:,} (the command line takes up to {MAX_EXECUTORS:,})",
+    )
 
 
 def build_query(preset: str | None, schedulers: Sequence[str]) -> str:
@@ -90,9 +111,28 @@ def upload_bytes(contents: str | None, filename: str | None) -> tuple[bytes, str
 
 
 def decode_upload(contents: str | None, filename: str | None) -> Scenario:
-    """The scenario in an upload; ScenarioError if refused."""
+    """The scenario in an upload; ScenarioError if refused (whatever the file holds)."""
     raw, source = upload_bytes(contents, filename)
-    return parse_scenario(raw, source=source)
+    return check_dashboard_size(guarded(source, lambda: parse_scenario(raw, source=source)))
+
+
+def guarded(source: str, read: Callable[[], T]) -> T:
+    """``read()``, with any failure but a ScenarioError turned into one naming ``source``:
+    an upload is never an HTTP 500, whatever it holds.
+
+    >>> guarded("deep.json", lambda: json.loads("[" * 100_000))
+    Traceback (most recent call last):
+    ...
+    core.model.ScenarioError: deep.json: JSON nested too deeply to be a scenario
+    """
+    try:
+        return read()
+    except ScenarioError:
+        raise
+    except RecursionError:
+        raise ScenarioError(source, "JSON nested too deeply to be a scenario") from None
+    except (ValueError, TypeError, OverflowError, UnicodeError) as err:
+        raise ScenarioError(source, f"could not be read ({type(err).__name__}: {err})") from None
 
 
 def scenario_download(data: Mapping[str, Any], rate: float | None) -> dict[str, Any]:

@@ -25,6 +25,9 @@ from core.whatif import Failure, failover
 from dashboard import ids
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.elements import slot_element_id
+from dashboard.jobs import in_background, page_refusal, panel_key, placements
+
+EDIT_WAIT_S = 2.0  # a what-if row placed in the background is waited for this long
 
 NODE_PREFIX = "node:"  # a machine's element id in a placement map (dashboard.elements)
 SLOT_PREFIX = "slot:"  # a slot's element id there, also the value of a slot's what-if choice
@@ -191,9 +194,24 @@ def show_whatif(node, scenario_data, params, rate, selected):
     if not node or node not in choices:
         return html.Span("Healthy cluster.", className="muted")
     text = canonical(scenario_data)
-    rows = [
-        whatif_row(text, node, s, canonical((params or {}).get(s, {})), float(rate))
-        for s in selected or []
-        if s in SCHEDULERS
-    ]
+    rows = [row_of(text, node, s, params, float(rate)) for s in selected or [] if s in SCHEDULERS]
     return table(rows, failure_of_value(node))
+
+
+def row_of(text: str, node: str, scheduler: str, params, rate: float) -> dict:
+    """:func:`whatif_row`, run in the background pool when the scheduler's placements are
+    (``dashboard.jobs.in_background``): waited for a moment, else the row says so."""
+    refusal = page_refusal(text)
+    if refusal:
+        return {"scheduler": scheduler, "error": refusal}
+    params_text = panel_key(text, scheduler, params, rate)[2]
+    if not in_background(scheduler, text):
+        return whatif_row(text, node, scheduler, params_text, rate)
+    key = ("whatif", text, node, scheduler, params_text, rate)
+    status = placements.wait(
+        key, EDIT_WAIT_S, lambda: whatif_row(text, node, scheduler, params_text, rate)
+    )
+    if status.ready:
+        return whatif_row(text, node, scheduler, params_text, rate)
+    why = status.message or "still being placed in the background; pick the node again soon"
+    return {"scheduler": scheduler, "error": why}

@@ -66,7 +66,8 @@ def test_broken_and_oversized_uploads_are_refused_before_parsing():
         import_uploads(*_upload(*STORM, *STORM[:2]))
 
 
-def test_the_import_button_takes_several_json_files():
+def test_the_import_button_takes_several_files_of_any_name():
     button = control()
-    assert button.multiple is True and button.accept == ".json,application/json"
+    # No type filter: the browser would drop a .txt without a word; the server names it.
+    assert button.multiple is True and getattr(button, "accept", None) is None
     assert MAX_FILES >= 3  # Storm's three responses in one drop
