@@ -1,0 +1,80 @@
+"""A slotscope scenario as a RAS cluster and topology set.
+
+Nodes become supervisors: CPU = cores x sockets x 100 % (Storm counts CPU in percent of
+one core, ``supervisor.cpu.capacity``), memory = ``ram_gb`` x 1,024 MB, ports
+0..slots-1, one host per node, the node's ``rack``. Components keep their R-Storm
+declarations (``cpu_pct`` as ``topology.component.cpu.pcore.percent``, ``memory_mb`` as
+on-heap MB, no off-heap), streams give each component its upstream components (with
+shuffle and local-or-shuffle marked for ``ExecSorterByProximity``), ``topology.ackers``
+gives acker executors with Storm's default request (10 %, 128 MB). The worker heap
+limit is Storm's default ``topology.worker.max.heap.size.mb`` (768 MB) unless given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.ras.model import (
+    DEFAULT_WORKER_MAX_HEAP_MB,
+    RasCluster,
+    RasComponent,
+    RasTopology,
+    Request,
+    Supervisor,
+)
+
+CPU_PCT_PER_CORE = 100.0  # Storm: percent of one core
+MB_PER_GB = 1024.0
+SHUFFLES = ("shuffle", "local-or-shuffle")
+
+
+def cluster_from_scenario(scenario: Any) -> RasCluster:
+    """The scenario's nodes as a :class:`RasCluster`."""
+    sups = [
+        Supervisor(
+            n.id,
+            n.id,
+            n.rack,
+            tuple(range(n.slots)),
+            n.cores * n.sockets * CPU_PCT_PER_CORE,
+            n.ram_gb * MB_PER_GB,
+        )
+        for n in scenario.cluster.nodes
+    ]
+    return RasCluster(sups)
+
+
+def topology_from_scenario(
+    topology: Any, worker_max_heap_mb: float = DEFAULT_WORKER_MAX_HEAP_MB
+) -> RasTopology:
+    """One scenario topology (core/model.py ``Topology``) as a :class:`RasTopology`."""
+    inputs: dict[str, list[str]] = {c.id: [] for c in topology.components}
+    shuffled: dict[str, list[str]] = {c.id: [] for c in topology.components}
+    for s in topology.streams:
+        inputs[s.target].append(s.source)
+        if s.grouping in SHUFFLES:
+            shuffled[s.target].append(s.source)
+    comps = [
+        RasComponent(
+            c.id,
+            c.parallelism,
+            Request(c.cpu_pct, c.memory_mb, 0.0),
+            c.kind or ("bolt" if inputs[c.id] else "spout"),
+            tuple(inputs[c.id]),
+            shuffle_inputs=tuple(shuffled[c.id]),
+        )
+        for c in topology.components
+    ]
+    return RasTopology(
+        topology.name,
+        comps,
+        priority=getattr(topology, "priority", None) or 0,
+        worker_max_heap_mb=worker_max_heap_mb,
+        ackers=topology.ackers,
+    )
+
+
+def from_scenario(scenario: Any) -> tuple[RasCluster, list[RasTopology]]:
+    """The cluster and every topology of a scenario (``topologies``, else ``topology``)."""
+    topologies = getattr(scenario, "topologies", None) or [scenario.topology]
+    return cluster_from_scenario(scenario), [topology_from_scenario(t) for t in topologies]

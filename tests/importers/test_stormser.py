@@ -1,0 +1,182 @@
+"""The stormcode/stormconf reader: a hand-encoded Thrift StormTopology, and bad files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import struct
+
+import pytest
+
+from core.importers.stormser import (
+    StormSerError,
+    parse_stormcode,
+    read_stormser,
+    to_scenario_topology,
+)
+
+
+def _s(text: str) -> bytes:
+    raw = text.encode()
+    return struct.pack(">i", len(raw)) + raw
+
+
+def _field(ttype: int, fid: int, payload: bytes) -> bytes:
+    return bytes([ttype]) + struct.pack(">h", fid) + payload
+
+
+def _common(inputs: list[tuple[str, str, bytes]], hint: int, conf: dict | None) -> bytes:
+    body = bytes([12, 12]) + struct.pack(">i", len(inputs))
+    for comp, stream, grouping in inputs:
+        body += _field(11, 1, _s(comp)) + _field(11, 2, _s(stream)) + b"\x00" + grouping
+    out = _field(13, 1, body)
+    out += _field(13, 2, bytes([11, 12]) + struct.pack(">i", 0))
+    out += _field(8, 3, struct.pack(">i", hint))
+    if conf is not None:
+        out += _field(11, 4, _s(json.dumps(conf)))
+    return out + b"\x00"
+
+
+def _component(common: bytes) -> bytes:
+    obj = _field(11, 1, _s("java-bytes")) + b"\x00"  # ComponentObject.serialized_java
+    return _field(12, 1, obj) + _field(12, 2, common) + b"\x00"
+
+
+SHUFFLE = _field(12, 2, b"\x00") + b"\x00"
+FIELDS = _field(15, 1, bytes([11]) + struct.pack(">i", 1) + _s("word")) + b"\x00"
+
+
+def _topology() -> bytes:
+    spouts = bytes([11, 12]) + struct.pack(">i", 1)
+    spouts += _s("spout") + _component(_common([], 2, {"topology.component.cpu.pcore.percent": 50}))
+    bolts = bytes([11, 12]) + struct.pack(">i", 2)
+    bolts += _s("split") + _component(
+        _common(
+            [("spout", "default", SHUFFLE)],
+            3,
+            {"topology.component.resources.onheap.memory.mb": 256},
+        )
+    )
+    bolts += _s("count") + _component(_common([("split", "default", FIELDS)], 4, None))
+    body = _field(13, 1, spouts) + _field(13, 2, bolts)
+    body += _field(13, 3, bytes([11, 12]) + struct.pack(">i", 0)) + _field(11, 7, _s("2.6.0"))
+    return gzip.compress(body + b"\x00")
+
+
+def _conf() -> bytes:
+    conf = {"topology.name": "wc", "topology.workers": 2, "topology.priority": 1, "other": 1}
+    return gzip.compress(json.dumps(conf).encode())
+
+
+def _write(tmp_path, code: bytes, conf: bytes):
+    (tmp_path / "wc-stormcode.ser").write_bytes(code)
+    (tmp_path / "wc-stormconf.ser").write_bytes(conf)
+    return tmp_path / "wc-stormcode.ser"
+
+
+def test_reads_components_groupings_and_conf(tmp_path):
+    topo = read_stormser(_write(tmp_path, _topology(), _conf()))
+    assert topo.name == "wc" and topo.storm_version == "2.6.0"
+    assert [(c.id, c.kind, c.parallelism) for c in topo.components] == [
+        ("spout", "spout", 2),
+        ("split", "bolt", 3),
+        ("count", "bolt", 4),
+    ]
+    assert topo.executors == 9
+    split, count = topo.components[1], topo.components[2]
+    assert (split.inputs[0].component, split.inputs[0].grouping) == ("spout", "shuffle")
+    assert (count.inputs[0].grouping, count.inputs[0].fields) == ("fields", ("word",))
+    assert topo.conf == {"topology.name": "wc", "topology.workers": 2, "topology.priority": 1}
+
+
+def test_converts_to_scenario_topology(tmp_path):
+    doc, notes = to_scenario_topology(read_stormser(_write(tmp_path, _topology(), _conf())))
+    assert notes == []
+    assert doc["workers"] == 2
+    assert [(c["id"], c["cpu_pct"], c["memory_mb"]) for c in doc["components"]] == [
+        ("spout", 50.0, 128.0),
+        ("split", 10.0, 256.0),
+        ("count", 10.0, 128.0),
+    ]
+    assert doc["streams"] == [
+        {"from": "spout", "to": "split", "grouping": "shuffle"},
+        {"from": "split", "to": "count", "grouping": "fields"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (b"", "the file is empty"),
+        (b"\x1f\x8b\x08\x00garbage", "not a complete gzip file"),
+        (gzip.compress(gzip.decompress(_topology())[:40]), "truncated Thrift data"),
+        (gzip.compress(b"\x0d\x00\x01\x0b\x0c\x7f\xff\xff\xff"), "bad Thrift length"),
+    ],
+)
+def test_bad_files_give_one_line(tmp_path, code, words):
+    with pytest.raises(StormSerError) as err:
+        read_stormser(_write(tmp_path, code, _conf()))
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_topology_without_executors_is_refused(tmp_path):
+    empty = b"".join(_field(13, fid, bytes([11, 12]) + struct.pack(">i", 0)) for fid in (1, 2, 3))
+    with pytest.raises(StormSerError, match="no spout or bolt executors"):
+        read_stormser(_write(tmp_path, gzip.compress(empty + b"\x00"), _conf()))
+
+
+def test_bad_conf(tmp_path):
+    with pytest.raises(StormSerError, match="not JSON"):
+        read_stormser(_write(tmp_path, _topology(), gzip.compress(b"{no")))
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(StormSerError, match="cannot read"):
+        read_stormser(tmp_path / "x-stormcode.ser")
+
+
+def test_parse_rejects_trailing_bytes():
+    data = gzip.compress(gzip.decompress(_topology()) + b"xx")
+    with pytest.raises(StormSerError, match="bytes after the topology"):
+        parse_stormcode(data)
+
+
+def test_converter_drops_cycles_self_loops_and_system_inputs():
+    from core.importers.stormser import StormComponent, StormInput, StormSerTopology
+
+    comps = (
+        StormComponent("s", "spout", 1),
+        StormComponent(
+            "a",
+            "bolt",
+            2,
+            (StormInput("s", "default", "shuffle"), StormInput("b", "default", "direct")),
+        ),
+        StormComponent(
+            "b",
+            "bolt",
+            2,
+            (StormInput("a", "default", "all"), StormInput("b", "default", "shuffle")),
+        ),
+        StormComponent("c", "bolt", 1, (StormInput("__system", "tick", "shuffle"),)),
+    )
+    doc, notes = to_scenario_topology(StormSerTopology("t", comps, {}))
+    assert [(s["from"], s["to"], s["grouping"]) for s in doc["streams"]] == [
+        ("s", "a", "shuffle"),
+        ("a", "b", "all"),  # b -> a, back toward the spout, dropped
+    ]
+    assert "kind" not in doc["components"][3]  # 'c' lost its only input: a source now
+    assert len(notes) == 5  # direct grouping, b -> a cycle, b -> b, __system input, 'c'
+
+
+def test_corpus_converts_to_valid_scenarios():
+    """Every largeCluster03 topology becomes a valid scenario on its 80 supervisors."""
+    from core.model import validate_scenario
+    from core.ras.corpus import corpus_stormser, scenario_nodes
+
+    nodes = scenario_nodes("largeCluster03")
+    assert len(nodes) == 80 and {n["cores"] for n in nodes} == {11}
+    for topo in corpus_stormser("largeCluster03"):
+        doc, _notes = to_scenario_topology(topo)
+        sc = validate_scenario({"name": topo.name, "topology": doc, "cluster": {"nodes": nodes}})
+        assert sum(c.parallelism for c in sc.topology.components) == topo.executors
