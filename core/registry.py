@@ -1,7 +1,9 @@
 """The scheduler registry: every scheduler slotscope offers, one literal dict.
 
 It sits above both kinds of scheduler: the paper schedulers
-(:mod:`core.schedulers`, :data:`~core.schedulers.PAPER_SCHEDULERS`) and the
+(:mod:`core.schedulers`, :data:`~core.schedulers.PAPER_SCHEDULERS`), Storm 2's
+resource-aware strategies (:mod:`core.schedulers.storm_ras`, ported in
+:mod:`core.ras`) and the
 searches (:mod:`core.search`: ``optimal``, ``slotscope``), which start from the
 paper schedulers or score placements and take the task mapper as an argument,
 never running a job themselves.
@@ -17,13 +19,15 @@ from typing import Any
 
 from core.model import Scenario
 from core.placement import Assignment, Outcome, Schedule, SchedulerError, Status
-from core.schedulers import PAPER_SCHEDULERS, feed, with_observations
+from core.schedulers import PAPER_SCHEDULERS, feed, storm_ras, with_observations
 from core.schedulers.base import Param, SchedulerSpec, resolve_params, run_spec
 from core.search import optimal, slotscope
 
-# the paper schedulers (in the order comparisons list them), then the searches
+# the paper schedulers (in the order comparisons list them), Storm 2's resource-aware
+# strategies, then the searches
 SCHEDULERS: dict[str, SchedulerSpec] = {
     **PAPER_SCHEDULERS,
+    **storm_ras.SPECS,
     "optimal": optimal.SPEC,
     "slotscope": slotscope.SPEC,
 }

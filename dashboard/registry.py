@@ -14,7 +14,8 @@ from core.registry import SCHEDULERS, Param, SchedulerError, get_scheduler
 from dashboard.colors import scheduler_colors
 
 # Exhaustive search takes seconds to hours: not a default for a refresh on every edit.
-EXCLUDED_BY_DEFAULT = ("optimal",)
+# Storm 2's resource-aware strategies are in the picker, not in the first screen's nine.
+EXCLUDED_BY_DEFAULT = ("optimal", "ras-default", "ras-generic", "ras-round-robin", "ras-constraint")
 
 
 def default_selection() -> list[str]:

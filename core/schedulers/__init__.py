@@ -1,9 +1,10 @@
-"""The schedulers from the papers, and the runtime observations some of them read.
+"""The schedulers from the papers and Storm's own, and the runtime observations some read.
 
 Each module here is one paper's scheduler (``even.py`` is the model file),
-each a pure function of (scenario, params): a scenario carries its runtime
+each a pure function of (problem, params): a scenario carries its runtime
 observations. :data:`PAPER_SCHEDULERS` lists them in the order comparisons
-show them. The searches (:mod:`core.search`) sit above and start from them;
+show them; ``storm_ras`` adds Storm 2's resource-aware strategies (ported in
+:mod:`core.ras`), which the registry lists after them. The searches (:mod:`core.search`) sit above and start from them;
 the full registry, :mod:`core.registry`, sits above both.
 
 >>> list(PAPER_SCHEDULERS)[:3]

@@ -14,7 +14,8 @@ from core.topology import build_graph, component_of
 
 # Schedulers allowed to answer "not enough resources" on a cluster with enough slots
 # (R-Storm's per-worker heap and per-node CPU/memory are hard limits).
-MAY_RUN_OUT = {"rstorm"}
+# R-Storm and Storm 2's resource-aware strategies refuse a topology whose requests do not fit
+MAY_RUN_OUT = {"rstorm", "ras-default", "ras-generic", "ras-round-robin", "ras-constraint"}
 
 # Names whose id order differs from any natural order, to tell id order from
 # topological order.
