@@ -84,8 +84,24 @@ class Placed:
 
 
 def canonical(data: Mapping[str, Any]) -> str:
-    """Canonical JSON text of a JSON-ready mapping (the cache key)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+    """Canonical JSON text of a JSON-ready mapping (the cache key). A whole float is
+    written as an integer, as the browser sends it back (JavaScript has one number
+    type), so the page served and its callbacks key the same placements.
+
+    >>> canonical({"rate": 50000.0, "ghz": 3.4}) == canonical({"ghz": 3.4, "rate": 50000})
+    True
+    """
+    return json.dumps(_as_browser_sends(data), sort_keys=True, separators=(",", ":"))
+
+
+def _as_browser_sends(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: _as_browser_sends(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_browser_sends(v) for v in value]
+    return value
 
 
 @lru_cache(maxsize=64)

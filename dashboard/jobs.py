@@ -21,6 +21,7 @@ serves the old figures.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -44,6 +45,7 @@ from flask_caching.backends.base import BaseCache
 from core import spark
 from core.comparison import compare, explain_failure, placement_key
 from core.model import Scenario, ScenarioError
+from core.placement import SchedulerError
 from core.presets import preset
 from core.settings import MODEL_VERSION, SettingsError
 from dashboard import compute
@@ -628,13 +630,18 @@ def in_background(scheduler: str, text: str) -> bool:
 def panel_key(
     text: str, scheduler: str, params: Mapping[str, Mapping[str, Any]] | None, rate: float
 ) -> PlacementKey:
-    """The evaluation a panel shows: parameters as the page may run them (``web_params``)."""
-    return (
-        text,
-        scheduler,
-        web_params(scheduler, compute.canonical((params or {}).get(scheduler, {}))),
-        float(rate),
-    )
+    """The evaluation a panel shows: parameters as the page may run them (``web_params``),
+    with the registry's defaults filled in, so a page whose parameter store is still empty
+    and one that spells the defaults out ask for the same placement.
+
+    >>> panel_key("s", "slotscope", None, 1.0) == panel_key(
+    ...     "s", "slotscope", {"slotscope": {"budget": 3000}}, 1.0)
+    True
+    """
+    params_text = web_params(scheduler, compute.canonical((params or {}).get(scheduler, {})))
+    with contextlib.suppress(SchedulerError, ValueError):  # the evaluation says what is wrong
+        params_text = web_params(scheduler, compute.resolved_params(scheduler, params_text))
+    return (text, scheduler, params_text, float(rate))
 
 
 placements = PlacementPool(lambda key: compute.evaluate(*key))

@@ -4,8 +4,9 @@ Each module here is one paper's scheduler (``even.py`` is the model file),
 each a pure function of (problem, params): a scenario carries its runtime
 observations. :data:`PAPER_SCHEDULERS` lists them in the order comparisons
 show them; ``storm_ras`` adds Storm 2's resource-aware strategies (ported in
-:mod:`core.ras`), which the registry lists after them. The searches (:mod:`core.search`) sit above and start from them;
-the full registry, :mod:`core.registry`, sits above both.
+:mod:`core.ras`), which the registry lists after them. The searches
+(:mod:`core.search`) sit above and start from the paper schedulers; the full
+registry, :mod:`core.registry`, sits above both.
 
 >>> list(PAPER_SCHEDULERS)[:3]
 ['even', 'rstorm', 'aniello-offline']
