@@ -47,6 +47,7 @@ __all__ = [
     "ResultError",
     "Skipped",
     "Traffic",
+    "VIOLATIONS_KEY",
     "glossary",
     "is_ok",
     "ok_results",
@@ -62,6 +63,7 @@ MISSING = "—"  # what a figure without a value shows
 
 IDENTITY_KEYS = ("scheduler", "rate", "replica")  # what a row is a result of, first in JSON
 STATUS_KEY = "status"  # after the figures every row carries, before the optional ones
+VIOLATIONS_KEY = "violations"  # why the placement cannot run (sentences), just before the status
 
 
 class ResultError(ValueError):
@@ -372,12 +374,13 @@ executors at R_eff = min(offered rate, R*)'
 def row_keys(with_optional: bool = False) -> tuple[str, ...]:
     """The top-level keys of a result row, in the contract's order.
 
-    >>> row_keys()[:4], row_keys()[-2:], row_keys(True)[-1]
-    (('scheduler', 'rate', 'replica', 'throughput'), ('placement_ms', 'status'), 'gap_to_best')
+    >>> row_keys()[:4], row_keys()[-3:], row_keys(True)[-1]
+    (('scheduler', 'rate', 'replica', 'throughput'), ('placement_ms', 'violations', 'status'), \
+'gap_to_best')
     """
     always = [f.top for f in FIGURES.values() if f.where == "row" and not f.optional]
     extra = [f.top for f in FIGURES.values() if f.where == "row" and f.optional]
-    keys = [*IDENTITY_KEYS, *always, STATUS_KEY, *(extra if with_optional else ())]
+    keys = [*IDENTITY_KEYS, *always, VIOLATIONS_KEY, STATUS_KEY, *(extra if with_optional else ())]
     return tuple(dict.fromkeys(keys))
 
 
@@ -429,6 +432,14 @@ def _per_node(field: str, value: Any) -> Mapping[str, float]:
     return MappingProxyType({str(k): _number(f"{field}.{k}", v) for k, v in value.items()})
 
 
+def _sentences(field: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ResultError(f"{field}: {value!r} is not a list of sentences")
+    if not all(isinstance(v, str) for v in value):
+        raise ResultError(f"{field}: {value!r} holds something other than sentences")
+    return tuple(value)
+
+
 def _read(row: Mapping[str, Any], key: str) -> Any:
     if key not in row:
         raise ResultError(f"{key}: missing from the result row")
@@ -441,7 +452,9 @@ class Result:
 
     Rates in tuples/s per spout component, traffic in tuples/s and B/s, CPU
     utilisation 0..1 of a node's cores, memory in MB, times in ms. The
-    figures' meaning, unit and direction are in :data:`FIGURES`.
+    figures' meaning, unit and direction are in :data:`FIGURES`. ``violations``
+    is not a figure: the sentences saying why the placement could not run as
+    placed (a node needing more memory than its RAM), empty when it can.
     """
 
     scheduler: str
@@ -462,6 +475,12 @@ class Result:
     placement_ms: float
     status: str = "ok"
     gap_to_best: float | None = None
+    violations: tuple[str, ...] = ()
+
+    @property
+    def runnable(self) -> bool:
+        """Whether the placement can run as placed (no :attr:`violations`)."""
+        return not self.violations
 
     @property
     def cpu_peak(self) -> float:
@@ -482,6 +501,7 @@ class Result:
             "rate": _number("rate", _read(row, "rate")),
             "replica": _count("replica", _read(row, "replica")),
             "status": str(row.get(STATUS_KEY, "ok")),
+            "violations": _sentences(VIOLATIONS_KEY, row.get(VIOLATIONS_KEY, ())),
         }
         for top in dict.fromkeys(f.top for f in FIGURES.values() if f.where == "row"):
             figure = FIGURES.get(top)
@@ -519,6 +539,8 @@ class Result:
                 value = {p: getattr(value, p) for p in _parts(top)}
             elif isinstance(value, Mapping):
                 value = dict(value)
+            elif top == VIOLATIONS_KEY:
+                value = list(value)
             elif value is None and FIGURES.get(top) is not None and FIGURES[top].optional:
                 continue
             out[top] = value

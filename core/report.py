@@ -18,14 +18,25 @@ from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks, process
 from core.metrics import placement_metrics
 from core.model import Scenario
 from core.registry import Schedule
+from core.simulator import analyze
 from core.topology import build_graph, index_of
+
+
+def violations(scenario: Scenario, schedule: Schedule) -> list[str]:
+    """Why a schedule's placement cannot run as placed (:attr:`core.simulator.Analysis.violations`:
+    a node needing more memory than its RAM); empty when it can, or when nothing was placed
+    (a failed placement says why in its status and message instead)."""
+    if not schedule.ok or not schedule.assignments:
+        return []
+    return list(analyze(scenario, schedule).violations)
 
 
 def schedule_document(scenario: Scenario, schedule: Schedule) -> dict[str, Any]:
     """The ``slotscope schedule --json`` document (docs/architecture.md, its contracts).
 
     ``computation_power`` uses the scheduler's ``alpha`` when it has one,
-    else TOP-Storm's default 0.8.
+    else TOP-Storm's default 0.8. ``violations`` (last) lists why the placement
+    cannot run as placed (:func:`violations`), empty when it can.
     """
     alpha = float(schedule.params.get("alpha", DEFAULT_ALPHA))
     nodes = scenario.cluster.nodes
@@ -72,6 +83,7 @@ def schedule_document(scenario: Scenario, schedule: Schedule) -> dict[str, Any]:
         "elapsed_ms": round(schedule.elapsed_ms, 3),
         "message": schedule.message,
         "details": dict(schedule.details),
+        "violations": violations(scenario, schedule),
     }
 
 
@@ -99,6 +111,7 @@ def schedule_table(doc: dict[str, Any], verbose: bool = False) -> str:
     parts = [head]
     if doc["message"]:
         parts.append(doc["message"])
+    parts += [f"cannot run: {v}" for v in doc.get("violations", ())]
     by_slot: dict[tuple[str, int], list[str]] = defaultdict(list)
     for a in doc["assignments"]:
         by_slot[(a["node"], a["slot"])].append(a["executor"])
@@ -173,22 +186,31 @@ def results_table(doc: Mapping[str, Any]) -> str:
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    cannot = {(r.scheduler, v): None for r in rows if isinstance(r, Result) for v in r.violations}
+    if cannot:
+        lines.append("")
+        lines += [f"{s} cannot run as placed: {v}" for s, v in cannot]
     eng = doc["engine"]
     lines.append(f"\n{eng['tasks']} tasks on {eng['master']} in {eng['wall_s']:.2f} s")
     return "\n".join(lines)
 
 
 def flatten_result(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``).
+    """Nested result dicts flattened for CSV (``latency_ms.p99``, ``cpu_util.n1``); a list
+    (``violations``) as one cell, its sentences joined by "; ".
 
     >>> flatten_result({"a": 1, "latency_ms": {"p99": 2.0}, "cpu_util": {"n1": 0.5}})
     {'a': 1, 'latency_ms.p99': 2.0, 'cpu_util.n1': 0.5}
+    >>> flatten_result({"violations": ["node a needs 5 GB", "node b needs 6 GB"]})
+    {'violations': 'node a needs 5 GB; node b needs 6 GB'}
     """
     flat: dict[str, Any] = {}
     for key, value in row.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping):
             flat.update(flatten_result(value, prefix=f"{name}."))
+        elif isinstance(value, list | tuple):
+            flat[name] = "; ".join(str(v) for v in value)
         else:
             flat[name] = value
     return flat

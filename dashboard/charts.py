@@ -8,7 +8,7 @@ from typing import Any
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from core.figures import Figure, Skipped, is_ok
+from core.figures import VIOLATIONS_KEY, Figure, Skipped, is_ok
 from dashboard import ids, registry
 from dashboard.colors import BETTER, WORSE
 from dashboard.export import results_csv, results_json
@@ -143,6 +143,25 @@ def difference_table(
     return html.Table([html.Thead(head), html.Tbody(body)], className="diff-table")
 
 
+def cannot_run_notes(rows: Sequence[Mapping[str, Any]]) -> list[html.P]:
+    """One line per simulated scheduler whose placement cannot run as placed (its first
+    violation, and how many nodes in all), in the order of the rows.
+
+    >>> row = {"scheduler": "hetero", "throughput": 1.0, "violations": ["node a needs 5 GB"]}
+    >>> [p.children for p in cannot_run_notes([row, row])]
+    ['hetero cannot run as placed: node a needs 5 GB']
+    """
+    seen: dict[str, list[str]] = {}
+    for r in rows:
+        if is_ok(r) and r.get(VIOLATIONS_KEY):
+            seen.setdefault(r["scheduler"], list(r[VIOLATIONS_KEY]))
+    lines = []
+    for scheduler, found in seen.items():
+        more = f" (and {len(found) - 1} more nodes)" if len(found) > 1 else ""
+        lines.append(f"{scheduler} cannot run as placed: {found[0]}{more}")
+    return [html.P(line, className="alert alert-error") for line in lines]
+
+
 @callback(
     Output(ids.CHARTS_AREA, "children"),
     Output(ids.DIFF_TABLE, "children"),
@@ -179,6 +198,7 @@ def show_results(results):
         html.H3(f"Every metric against {BASELINE} at {rate:g} tuples/s offered"),
         difference_table(rows, rate, colors),
         *notes,
+        *cannot_run_notes(rows),
     ]
     engine = results.get("engine", {})
     info = (

@@ -15,12 +15,14 @@ from typing import Any
 
 from dash import html
 
-from core.figures import FIGURES, ok_results
+from core.figures import FIGURES
 from dashboard.colors import component_colors
 from dashboard.compute import Evaluation, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_LAYOUT, MAP_LAYOUT
 from dashboard.elements import dag_elements, placement_elements
-from dashboard.ranking import standing
+from dashboard.ranking import Standing, simulated_p99, standing
+
+__all__ = ["PanelContent", "panel_content", "parallelism_note", "simulated_p99", "stats"]
 
 MAX_DECISIONS = 400  # decisions listed per panel; the rest are counted
 
@@ -62,39 +64,49 @@ def _stat(label: str, value: str, title: str = "") -> html.Div:
     )
 
 
-def simulated_p99(
-    results: Mapping[str, Any] | None, scenario_text: str, scheduler: str, rate: float
-) -> float | None:
-    """Mean over replicas of the simulated p99 (ms) for this scenario, scheduler and rate.
+MAX_VIOLATIONS_SHOWN = 3  # "cannot run" lines in a panel header; the rest are counted
 
-    >>> from core.figures import Latency, Result, Traffic
-    >>> def row(p99):
-    ...     lat, no = Latency(1.0, 1.0, p99, 1.0, p99), Traffic(0.0, 0.0, 0.0)
-    ...     return Result("lf", 10.0, 0, 1.0, 1.0, 5.0, False, "", lat, 1, 1, {}, {}, no, no, 0.0)
-    >>> store = {"scenario": "s", "results": [row(2.0).to_json(), row(4.0).to_json()]}
-    >>> simulated_p99(store, "s", "lf", 10.0), simulated_p99(store, "other", "lf", 10.0)
-    (3.0, None)
+
+def apart_lines(s: Standing) -> list[str]:
+    """The header lines saying why a placement is not compared with the others: the
+    parallelism it changed, and every node it over-fills ("cannot run: ...").
+
+    >>> apart_lines(Standing("h", 1.0, 1.0, 1, 1, 0.0, changed="h raised the executors",
+    ...     violations=("node a needs 5 GB", "node b needs 6 GB")))
+    ['h raised the executors', 'cannot run: node a needs 5 GB', 'cannot run: node b needs 6 GB']
     """
-    if not results or results.get("scenario") != scenario_text:
-        return None
-    values = [
-        r.latency_ms.p99
-        for r in ok_results(results.get("results", []))
-        if r.scheduler == scheduler
-        and abs(r.rate - rate) <= 1e-9 * max(1.0, rate)
-        and r.latency_ms.p99 is not None
-    ]
-    return sum(values) / len(values) if values else None
+    lines = [s.changed] if s.changed else []
+    lines += [f"cannot run: {v}" for v in s.violations[:MAX_VIOLATIONS_SHOWN]]
+    if len(s.violations) > MAX_VIOLATIONS_SHOWN:
+        lines.append(f"cannot run: and {len(s.violations) - MAX_VIOLATIONS_SHOWN} more nodes")
+    return lines
 
 
-def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list[Any]:
+def stats(
+    ev: Evaluation,
+    nodes_total: int,
+    p99_ms: float | None = None,
+    asked: Mapping[str, int] | None = None,
+) -> list[Any]:
     """The panel header, capacity first: R* and its headroom over the offered rate, then
     the simulated p99 when a simulation of this scenario has run, else the analytic
-    latency estimate, labelled as such."""
-    s = standing(ev)
+    latency estimate, labelled as such.
+
+    A placement that cannot run (a node needing more memory than its RAM) carries a
+    "cannot run" badge and one line per node; one that changed the parallelism
+    ``asked`` (component -> executors) a "parallelism changed" badge and a line saying
+    how: the ranking shows both apart (:mod:`dashboard.ranking`).
+    """
+    s = standing(ev, asked)
     badges = []
     if ev.schedule is not None and not ev.schedule.ok:
         badges.append(html.Span(ev.schedule.status.value, className="badge badge-error"))
+    if s.violations:
+        badges.append(
+            html.Span("cannot run", className="badge badge-error", title="; ".join(s.violations))
+        )
+    if s.changed:
+        badges.append(html.Span("parallelism changed", className="badge badge-warn"))
     if s.saturated:
         badges.append(
             html.Span(
@@ -122,7 +134,17 @@ def stats(ev: Evaluation, nodes_total: int, p99_ms: float | None = None) -> list
         _stat(f"{FIGURES['nodes_used'].short} used", nodes),
         _stat("bottleneck", s.bottleneck or "—", FIGURES["bottleneck"].description),
     ]
-    return [html.Div(badges, className="badges"), html.Div(cells, className="stats")]
+    header = [html.Div(badges, className="badges"), html.Div(cells, className="stats")]
+    lines = apart_lines(s)
+    if lines:
+        header.append(
+            html.Div(
+                [html.Div(line) for line in lines],
+                className="alert alert-error" if s.violations else "alert alert-warn",
+                style={"margin": "6px 0 0"},
+            )
+        )
+    return header
 
 
 def decisions_text(decisions: Sequence[str], limit: int = MAX_DECISIONS) -> str:
@@ -175,7 +197,8 @@ def panel_content(
     """A panel's figures, graphs and decisions (memoised like the evaluation under it)."""
     ev = evaluate(scenario_text, scheduler, params_text, rate)
     scenario = scenario_of(scenario_text)
-    header = stats(ev, len(scenario.cluster.nodes))
+    asked = {c.id: c.parallelism for c in scenario.topology.components}
+    header = stats(ev, len(scenario.cluster.nodes), asked=asked)
     if ev.schedule is None or ev.graph is None:
         note = [
             html.Div(
@@ -188,7 +211,6 @@ def panel_content(
     note = (
         [html.Div(ev.schedule.message, className="alert alert-warn")] if ev.schedule.message else []
     )
-    asked = {c.id: c.parallelism for c in scenario.topology.components}
     changed = parallelism_note(asked, ev.schedule.parallelism)
     if changed:
         note.append(html.Div(changed, className="alert alert-warn"))

@@ -375,10 +375,12 @@ def fill_panel(scenario_data, params, rate, results, _ticks, panel):
         return (*[no_update] * 7, True)
     params_text = key[2]
     content = panel_content(text, scheduler, params_text, float(rate))
+    scenario = scenario_of(text)
     header = stats(
         evaluate(text, scheduler, params_text, float(rate)),  # memoised: no second run
-        len(scenario_of(text).cluster.nodes),
+        len(scenario.cluster.nodes),
         p99_ms=simulated_p99(results, text, scheduler, float(rate)),
+        asked={c.id: c.parallelism for c in scenario.topology.components},  # its badge
     )
     if ctx.triggered_id == ids.RESULTS_STORE:
         return (header, *[no_update] * 7)

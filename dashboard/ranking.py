@@ -1,5 +1,12 @@
 """The ranking strip above the panels: which scheduler carries the most, on how much.
 
+A fair comparison first: the ranking and its headline compare the placements
+of the user's topology as given (the same parallelism) that can run. A
+scheduler that changed the parallelism (``hetero``; ``slotscope`` with
+``choose_parallelism``) or whose placement cannot run (a node needing more
+memory than its RAM: :attr:`core.simulator.Analysis.violations`) is shown apart,
+below the others, with the reason in words.
+
 Capacity first: the maximum sustainable rate R* (and its headroom over the
 offered rate) is what tells placements apart, since below saturation every
 scheduler carries the offered load and shows the same throughput. Then the
@@ -14,15 +21,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from dash import Input, Output, callback, html
 from dash.exceptions import PreventUpdate
 
 from core.figures import FIGURES as REGISTRY
-from core.figures import Figure
+from core.figures import Figure, ok_results
 from core.registry import SCHEDULERS
 from dashboard import ids
-from dashboard.compute import Evaluation, canonical, evaluate
+from dashboard.compute import Evaluation, canonical, evaluate, scenario_of
 from dashboard.jobs import panel_ready
 
 BASELINE = "even"  # Storm's default: what the narrative compares against
@@ -42,6 +50,41 @@ class Standing:
     rate: float | None = None  # the offered rate analysed
     saturated: bool | None = None
     bottleneck: str | None = None
+    violations: tuple[str, ...] = ()  # why the placement cannot run; () when it can
+    changed: str | None = None  # how it changed the parallelism asked for, in words
+    p99_ms: float | None = None  # the simulated p99 (trace), when a simulation has run
+
+    @property
+    def runnable(self) -> bool:
+        """Placed, and no node needs more memory than it has."""
+        return self.max_rate is not None and not self.violations
+
+    @property
+    def comparable(self) -> bool:
+        """Ranked with the others: the topology as given, placed so that it can run."""
+        return self.runnable and self.changed is None
+
+    def apart(self) -> str:
+        """Why it is shown apart, in words ("" when it is ranked).
+
+        >>> Standing("x", 1.0, 1.0, 1, 1, 0.0, violations=("node a needs 5 GB",
+        ...     "node b needs 6 GB")).apart()
+        'x cannot run: node a needs 5 GB (and 1 more node)'
+        >>> Standing("x", None, None, None, None, None).apart()
+        'x could not place the topology'
+        """
+        if self.max_rate is None:
+            return f"{self.scheduler} could not place the topology"
+        reasons = [self.changed] if self.changed else []
+        if self.violations:
+            more = len(self.violations) - 1
+            tail = f" (and {more} more node{'s' if more > 1 else ''})" if more else ""
+            reasons.append(f"cannot run: {self.violations[0]}{tail}")
+        if not reasons:
+            return ""
+        if self.changed:
+            return " and ".join(reasons)
+        return f"{self.scheduler} {reasons[0]}"
 
 
 INTER_NODE = REGISTRY["traffic.inter_node"].key.split(".")[1]  # its key in Analysis.traffic
@@ -54,16 +97,79 @@ FIGURES: Mapping[str, Figure] = {
     "slots_used": REGISTRY["slots_used"],
     "inter_node": REGISTRY["traffic.inter_node"],
 }
+SIMULATED_P99 = REGISTRY["latency_ms.p99"]  # the panels' p99, by the same name
 
 
-def standing(ev: Evaluation) -> Standing:
+def simulated_p99(
+    results: Mapping[str, Any] | None, scenario_text: str, scheduler: str, rate: float
+) -> float | None:
+    """Mean over replicas of the simulated p99 (ms) for this scenario, scheduler and rate.
+
+    >>> from core.figures import Latency, Result, Traffic
+    >>> def row(p99):
+    ...     lat, no = Latency(1.0, 1.0, p99, 1.0, p99), Traffic(0.0, 0.0, 0.0)
+    ...     return Result("lf", 10.0, 0, 1.0, 1.0, 5.0, False, "", lat, 1, 1, {}, {}, no, no, 0.0)
+    >>> store = {"scenario": "s", "results": [row(2.0).to_json(), row(4.0).to_json()]}
+    >>> simulated_p99(store, "s", "lf", 10.0), simulated_p99(store, "other", "lf", 10.0)
+    (3.0, None)
+    """
+    if not results or results.get("scenario") != scenario_text:
+        return None
+    values = [
+        r.latency_ms.p99
+        for r in ok_results(results.get("results", []))
+        if r.scheduler == scheduler
+        and abs(r.rate - rate) <= 1e-9 * max(1.0, rate)
+        and r.latency_ms.p99 is not None
+    ]
+    return sum(values) / len(values) if values else None
+
+
+def parallelism_change(
+    scheduler: str, asked: Mapping[str, int], used: Mapping[str, int]
+) -> str | None:
+    """What a scheduler did to the parallelism asked for, in words; None when it kept it.
+
+    >>> parallelism_change("hetero", {"a": 5, "b": 20}, {"a": 5, "b": 969, "__acker": 3})
+    'hetero raised the executors from 25 to 974'
+    >>> parallelism_change("s", {"a": 2, "b": 4}, {"a": 3, "b": 3})
+    's changed the parallelism (a x2 -> x3, b x4 -> x3), 6 executors as asked'
+    >>> parallelism_change("even", {"a": 2}, {"a": 2}) is None
+    True
+    """
+    changed = [c for c in asked if c in used and used[c] != asked[c]]
+    if not changed:
+        return None
+    before, after = sum(asked.values()), sum(used.get(c, asked[c]) for c in asked)
+    if after != before:
+        verb = "raised" if after > before else "lowered"
+        return f"{scheduler} {verb} the executors from {before:,} to {after:,}"
+    moves = ", ".join(f"{c} x{asked[c]} -> x{used[c]}" for c in changed[:3])
+    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+    return f"{scheduler} changed the parallelism ({moves}{more}), {before:,} executors as asked"
+
+
+def standing(
+    ev: Evaluation, asked: Mapping[str, int] | None = None, p99_ms: float | None = None
+) -> Standing:
     """The figures of one evaluation; a placement that failed has none (nodes and slots
-    come from the placement's metrics when its analysis failed)."""
-    a = ev.analysis if ev.schedule is not None and ev.schedule.ok else None
+    come from the placement's metrics when its analysis failed).
+
+    ``asked`` is the parallelism of the user's topology (component -> executors):
+    with it, a schedule that changed it says how (:func:`parallelism_change`);
+    ``p99_ms`` is the simulated p99 when a simulation of this placement has run.
+    """
+    ok = ev.schedule is not None and ev.schedule.ok
+    changed = (
+        parallelism_change(ev.scheduler, asked, ev.schedule.parallelism)
+        if asked is not None and ev.schedule is not None
+        else None
+    )
+    a = ev.analysis if ok else None
     if a is None:
-        m = ev.metrics if ev.schedule is not None and ev.schedule.ok else None
+        m = ev.metrics if ok else None
         used = (m.nodes_used, m.slots_used) if m is not None else (None, None)
-        return Standing(ev.scheduler, None, None, *used, None)
+        return Standing(ev.scheduler, None, None, *used, None, changed=changed)
     return Standing(
         scheduler=ev.scheduler,
         max_rate=a.max_rate if math.isfinite(a.max_rate) else None,
@@ -74,6 +180,9 @@ def standing(ev: Evaluation) -> Standing:
         rate=a.rate,
         saturated=a.saturated,
         bottleneck=a.bottleneck,
+        violations=tuple(a.violations),
+        changed=changed,
+        p99_ms=p99_ms,
     )
 
 
@@ -97,9 +206,22 @@ def best(standings: Sequence[Standing]) -> dict[str, set[str]]:
     return out
 
 
+def ranked(standings: Sequence[Standing]) -> list[Standing]:
+    """Standings in the strip's order: the comparable ones by R* (largest first), then
+    those shown apart (changed parallelism, cannot run, not placed), by R* too.
+
+    >>> rows = [Standing("h", 900.0, 1.0, 5, 5, 0.0, changed="h raised the executors"),
+    ...         Standing("even", 100.0, 2.0, 5, 5, 9.0), Standing("lf", 150.0, 3.0, 5, 6, 0.0)]
+    >>> [s.scheduler for s in ranked(rows)]
+    ['lf', 'even', 'h']
+    """
+    return sorted(standings, key=lambda s: (not s.comparable, -(s.max_rate or 0.0)))
+
+
 def leader(standings: Sequence[Standing]) -> Standing | None:
-    """The scheduler with the largest R*; ties to fewer nodes, then lower latency."""
-    ranked = [s for s in standings if s.max_rate is not None]
+    """Among the comparable placements (:attr:`Standing.comparable`), the one with the
+    largest R*; ties to fewer nodes, then lower latency."""
+    ranked = [s for s in standings if s.comparable]
     if not ranked:
         return None
     return min(
@@ -117,8 +239,10 @@ def narrative(standings: Sequence[Standing], nodes_total: int, offered: float) -
     """
     top = leader(standings)
     if top is None:
+        if any(s.max_rate is not None for s in standings):
+            return "No scheduler placed the topology as given so that it can run."
         return "No scheduler could place the scenario."
-    base = next((s for s in standings if s.scheduler == BASELINE), None)
+    base = next((s for s in standings if s.scheduler == BASELINE and s.comparable), None)
     where = f"on {top.nodes_used} of {nodes_total} nodes"
     headroom = f"{top.max_rate / offered:.1f}x headroom over the offered {offered:,.0f}/s"
     if base is None or base.max_rate is None or base.scheduler == top.scheduler:
@@ -131,24 +255,77 @@ def _cell(figure: Figure, value: float | None, marked: bool) -> html.Td:
     return html.Td(figure.format(value), className="best" if marked else None)
 
 
+def apart_lines(standings: Sequence[Standing]) -> list[str]:
+    """One sentence per scheduler shown apart, in the strip's order.
+
+    >>> apart_lines([Standing("even", 100.0, 2.0, 5, 5, 9.0),
+    ...              Standing("h", 9.0, 1.0, 5, 5, 0.0, changed="h raised the executors")])
+    ['h raised the executors']
+    """
+    return [s.apart() for s in ranked(standings) if not s.comparable]
+
+
+APART_STYLE = {"color": "#6b7280"}  # rows shown apart: greyed, below the ranked ones
+REASON_STYLE = {"textAlign": "left", "color": "#991b1b", "fontSize": "0.8rem"}
+
+
+def _columns(standings: Sequence[Standing]) -> dict[str, Figure]:
+    """The strip's columns: the ranking figures, with the simulated p99 (trace) after the
+    latency estimate when a simulation has run, so a panel's p99 is found under its name."""
+    if not any(s.p99_ms is not None for s in standings):
+        return dict(FIGURES)
+    out: dict[str, Figure] = {}
+    for name, figure in FIGURES.items():
+        out[name] = figure
+        if name == "latency_ms":
+            out["p99_ms"] = SIMULATED_P99
+    return out
+
+
 def strip(standings: Sequence[Standing], nodes_total: int, offered: float) -> list:
-    """The narrative line and a compact table, best value of each figure marked."""
-    marks = best(standings)
+    """The narrative line, why a scheduler is shown apart, and a compact table: the
+    comparable placements first (best value of each figure marked among them), then
+    those shown apart, each followed by its reason."""
+    columns = _columns(standings)
+    fair = [s for s in standings if s.comparable]
+    marks = {name: set() for name in columns} | best(fair)
+    if "p99_ms" in columns:
+        top = SIMULATED_P99.best(s.p99_ms for s in fair)
+        marks["p99_ms"] = {s.scheduler for s in fair if top is not None and s.p99_ms == top}
     head = html.Tr(
-        [html.Th("scheduler")] + [html.Th(f.heading, title=f.description) for f in FIGURES.values()]
+        [html.Th("scheduler")] + [html.Th(f.heading, title=f.description) for f in columns.values()]
     )
-    rows = [
-        html.Tr(
-            [html.Td(s.scheduler)]
-            + [
-                _cell(figure, getattr(s, name), s.scheduler in marks[name])
-                for name, figure in FIGURES.items()
-            ]
+    rows = []
+    for s in ranked(standings):
+        cells = [
+            _cell(figure, getattr(s, name), s.comparable and s.scheduler in marks[name])
+            for name, figure in columns.items()
+        ]
+        if s.comparable:
+            rows.append(html.Tr([html.Td(s.scheduler), *cells]))
+            continue
+        rows.append(html.Tr([html.Td(s.scheduler), *cells], className="apart", style=APART_STYLE))
+        rows.append(
+            html.Tr(
+                html.Td(s.apart(), colSpan=len(columns) + 1, style=REASON_STYLE),
+                className="apart-reason",
+            )
         )
-        for s in sorted(standings, key=lambda s: -(s.max_rate or 0.0))
-    ]
+    apart = apart_lines(standings)
+    note = (
+        [
+            html.P(
+                "Shown apart (not compared with the topology as given): " + "; ".join(apart),
+                className="ranking-apart",
+                style=REASON_STYLE,
+            )
+        ]
+        if apart
+        else []
+    )
     return [
         html.P(narrative(standings, nodes_total, offered), className="ranking-line"),
+        *note,
         html.Table([html.Thead(head), html.Tbody(rows)], className="ranking-table"),
     ]
 
@@ -159,16 +336,23 @@ def strip(standings: Sequence[Standing], nodes_total: int, offered: float) -> li
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
     Input(ids.SCHEDULERS, "value"),
+    Input(ids.RESULTS_STORE, "data"),
 )
-def show_ranking(scenario_data, params, rate, selected):
-    """The strip for the scenario in force (evaluations shared with the panels)."""
+def show_ranking(scenario_data, params, rate, selected, results):
+    """The strip for the scenario in force (evaluations shared with the panels), with the
+    simulated p99 of each scheduler once a simulation of it has run."""
     if not scenario_data or not rate or rate <= 0 or not selected:
         raise PreventUpdate
     text = canonical(scenario_data)
-    evaluations = [
-        evaluate(text, s, canonical((params or {}).get(s, {})), float(rate))
+    asked = {c.id: c.parallelism for c in scenario_of(text).topology.components}
+    standings = [
+        standing(
+            evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)),
+            asked,
+            simulated_p99(results, text, s, float(rate)),
+        )
         for s in selected
         if s in SCHEDULERS and panel_ready(text, s, params, float(rate))  # none in background
     ]
     nodes_total = len(scenario_data["cluster"]["nodes"])
-    return strip([standing(ev) for ev in evaluations], nodes_total, float(rate))
+    return strip(standings, nodes_total, float(rate))

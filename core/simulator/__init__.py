@@ -172,7 +172,10 @@ def simulate(
     CPU or NIC (the trace queues at executors, not at cores or NICs), less
     when the window is too small to fill the path (about max_spout_pending x
     spout executors / path latency); the row reports the analytic figures.
-    The row holds plain JSON types; ``max_rate`` is None when nothing bounds the rate
+    ``violations`` lists why the placement could not run as placed (a node
+    needing more memory than its RAM, :func:`core.simulator.costs.memory_violations`),
+    empty when it can. The row holds plain JSON types; ``max_rate`` is None when nothing
+    bounds the rate
     (no CPU cost at all) and the latency figures are None when R* is 0 (fixed
     overheads fill a node).
 
@@ -238,6 +241,7 @@ def simulate(
         "traffic": dict(an.traffic),
         "traffic_bytes": dict(an.traffic_bytes),
         "placement_ms": float(schedule.elapsed_ms),
+        "violations": list(an.violations),
     }
 
 

@@ -17,7 +17,8 @@ follow:
 R* is the smallest bound and the bottleneck names it (``executor split#2
 thread``, ``node n3 CPU``, ``node n1 NIC``); everything is reported at R_eff
 = min(R0, R*) (backpressure). Memory does not bound R; over-commits are
-reported in ``warnings`` (see :func:`core.simulator.costs.memory_by_node`).
+reported in ``warnings`` (see :func:`core.simulator.costs.memory_by_node`), and a node
+over its RAM in ``violations`` (:func:`core.simulator.costs.memory_violations`).
 
 The latency estimate is the critical path of mean sojourn times: per
 executor an M/G/1 (Pollaczek-Khinchine) queue with the executor's mean
@@ -58,7 +59,13 @@ from core.simulator.coefficients import (
     unit_loads,
 )
 from core.simulator.contention import contention_factors, mean_field_factors
-from core.simulator.costs import CROSS_WORKER, HopDelays, class_latency_s, memory_by_node
+from core.simulator.costs import (
+    CROSS_WORKER,
+    HopDelays,
+    class_latency_s,
+    memory_by_node,
+    memory_violations,
+)
 from core.simulator.errors import SimulationError
 from core.simulator.placed_rates import placed_unit_rates
 from core.simulator.polling import mean_transfer_wait_s, spout_sleep_s
@@ -378,6 +385,7 @@ class Evaluator:
             ),
             executor_cpu=dict(zip(self.executors, executor_cpu.tolist(), strict=True)),
             warnings=tuple(warnings),
+            violations=memory_violations(nodes, loads.slot_of, memory),
         )
 
     def _traffic(self, loads: Loads, rate: float) -> tuple[dict, dict]:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.hardware import NodeArrays
+from core.hardware import MB_PER_GB, NodeArrays
 from core.model import Network
 from core.problem import US
 
@@ -151,3 +151,52 @@ def memory_by_node(
             f"{memory[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM"
         )
     return memory, warnings
+
+
+def _amounts(need_mb: float, have_mb: float) -> tuple[str, str]:
+    """Two amounts of memory in GB with the fewest decimals (1 to 3) that tell them apart,
+    else in MB.
+
+    >>> _amounts(3840.0, 3788.8), _amounts(44236.8, 3788.8), _amounts(3789.0, 3788.8)
+    (('3.8 GB', '3.7 GB'), ('43.2 GB', '3.7 GB'), ('3,789.0 MB', '3,788.8 MB'))
+    """
+    for digits in (1, 2, 3):
+        need, have = f"{need_mb / MB_PER_GB:.{digits}f}", f"{have_mb / MB_PER_GB:.{digits}f}"
+        if need != have:
+            return f"{need} GB", f"{have} GB"
+    return f"{need_mb:,.1f} MB", f"{have_mb:,.1f} MB"
+
+
+def memory_violations(
+    nodes: NodeArrays, slot_of: np.ndarray, memory_mb: np.ndarray
+) -> tuple[str, ...]:
+    """Why a placement cannot run: one sentence per node whose memory exceeds its RAM.
+
+    ``memory_mb`` is the memory per node of :func:`memory_by_node` (worker
+    heaps, or the executors' declared on-heap memory when a worker holds
+    more), the figure the simulator reports as ``memory_mb``; a node needing
+    more than its ``ram_gb`` cannot start those workers, so the placement is
+    not runnable as placed. Empty when every node fits.
+
+    Parameters
+    ----------
+    nodes : NodeArrays
+    slot_of : numpy.ndarray of int, shape (E,)
+        Global slot index of every executor.
+    memory_mb : numpy.ndarray, shape (N,)
+        Memory the placement needs on each node, MB.
+
+    Sentences name the node, what it needs for how many executors and its
+    RAM, in GB of 1024 MB (as ``ram_gb``), with enough decimals to tell the two apart.
+    """
+    over = np.flatnonzero(memory_mb > nodes.ram_mb)
+    if not over.size:
+        return ()
+    executors = np.bincount(nodes.slot_node[slot_of], None, len(nodes.ids))
+    out = []
+    for j in over.tolist():
+        need, have = _amounts(float(memory_mb[j]), float(nodes.ram_mb[j]))
+        count = int(executors[j])
+        noun = "executor" if count == 1 else "executors"
+        out.append(f"node {nodes.ids[j]} needs {need} for {count} {noun} but has {have}")
+    return tuple(out)

@@ -41,6 +41,7 @@ class Analysis:
     executor_rate: Mapping[str, float]
     executor_cpu: Mapping[str, float]
     warnings: tuple[str, ...] = ()
+    violations: tuple[str, ...] = ()  # why it cannot run (costs.memory_violations); () if it can
 
 
 class Score(NamedTuple):

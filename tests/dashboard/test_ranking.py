@@ -2,7 +2,16 @@
 
 from core.presets import preset_json
 from dashboard.compute import canonical, evaluate
-from dashboard.ranking import Standing, best, leader, narrative, standing, strip
+from dashboard.ranking import (
+    Standing,
+    apart_lines,
+    best,
+    leader,
+    narrative,
+    ranked,
+    standing,
+    strip,
+)
 
 
 def test_leader_is_the_largest_rate_then_fewer_nodes():
@@ -47,3 +56,72 @@ def test_strip_marks_the_best_cells():
     assert lf_cells[0].className == "best" and even_cells[0].className is None
     assert even_cells[1].className == "best"  # lower latency
     assert lf_cells[2].className == even_cells[2].className == "best"  # equal nodes
+
+
+HETERO = "hetero raised the executors from 25 to 974"
+TOO_BIG = ("node n1 needs 42.4 GB for 339 executors but has 3.7 GB",)
+
+
+def test_the_ranking_compares_runnable_placements_of_the_topology_as_given():
+    rows = [
+        Standing("even", 100.0, 2.0, 5, 5, 9.0),
+        Standing("hetero", 210.0, 1.0, 5, 5, 0.0, changed=HETERO),
+        Standing("packed", 300.0, 0.5, 1, 1, 0.0, violations=TOO_BIG),
+        Standing("lf", 150.0, 3.0, 4, 6, 0.0),
+        Standing("broken", None, None, None, None, None),
+    ]
+    assert [s.scheduler for s in ranked(rows)] == ["lf", "even", "packed", "hetero", "broken"]
+    assert leader(rows).scheduler == "lf"  # not hetero (2.1x), not packed (3x)
+    assert narrative(rows, 5, 50.0).startswith("lf carries 1.5x even's rate on 4 of 5 nodes")
+    assert apart_lines(rows) == [
+        f"packed cannot run: {TOO_BIG[0]}",
+        HETERO,
+        "broken could not place the topology",
+    ]
+    line, apart, table = strip(rows, 5, 50.0)
+    assert apart.children.startswith("Shown apart (not compared with the topology as given): ")
+    body = table.children[1].children
+    names = [
+        r.children[0].children for r in body if getattr(r, "className", None) != "apart-reason"
+    ]
+    assert names == ["lf", "even", "packed", "hetero", "broken"]
+    # a reason row under each scheduler shown apart; no best mark outside the ranked ones
+    reasons = [r.children.children for r in body if getattr(r, "className", None) == "apart-reason"]
+    assert reasons == apart_lines(rows)
+    packed = next(r for r in body if r.children[0].children == "packed")
+    assert packed.className == "apart" and packed.children[1].className is None
+    lf = body[0].children
+    assert lf[1].className == "best"  # the largest R* among the comparable
+
+
+def test_no_runnable_placement_says_so():
+    rows = [Standing("hetero", 210.0, 1.0, 5, 5, 0.0, changed=HETERO, violations=TOO_BIG)]
+    assert narrative(rows, 5, 50.0) == (
+        "No scheduler placed the topology as given so that it can run."
+    )
+    assert apart_lines(rows) == [f"{HETERO} and cannot run: {TOO_BIG[0]}"]
+
+
+def test_the_simulated_p99_is_a_column_under_the_panels_name():
+    rows = [
+        Standing("even", 100.0, 0.8, 5, 5, 9.0, p99_ms=2.43),
+        Standing("lf", 150.0, 0.9, 4, 6, 0.0, p99_ms=3.0),
+    ]
+    table = strip(rows, 5, 50.0)[-1]
+    heads = [th.children for th in table.children[0].children.children]
+    assert heads[2:4] == ["latency (est.) ms", "p99 ms"]  # the estimate and the trace's p99
+    even = next(r for r in table.children[1].children if r.children[0].children == "even")
+    assert [c.children for c in even.children[2:4]] == ["0.80", "2.43"]
+    assert even.children[3].className == "best"
+
+
+def test_hetero_on_wordcount_is_shown_apart_with_its_reasons():
+    data = preset_json("wordcount")
+    text, rate = canonical(data), float(data["workload"]["rate"])
+    asked = {c["id"]: c["parallelism"] for c in data["topology"]["components"]}
+    hetero = standing(evaluate(text, "hetero", "{}", rate), asked)
+    even = standing(evaluate(text, "even", "{}", rate), asked)
+    assert hetero.changed == HETERO and len(hetero.violations) == 5
+    assert hetero.violations[0] == "node i7-8c needs 42.4 GB for 339 executors but has 3.7 GB"
+    assert even.comparable and not hetero.comparable
+    assert leader([hetero, even]).scheduler == "even"
