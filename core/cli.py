@@ -340,7 +340,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"claims": [r.to_json() for r in rows], "summary": summary(rows)})
     else:
-        print(table(rows))
+        print(table(rows, verbose=args.verbose))
     return 0
 
 
@@ -429,7 +429,10 @@ def build_parser(serve_dashboard: ServeDashboard | None = None) -> argparse.Argu
         "reproduce", help="every paper claim beside slotscope's figure, with a verdict"
     )
     p.add_argument("paper", nargs="?", help="top-storm, lf, nasiri or aniello (default: all)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="each claim's words and reason under its row"
+    )
+    p.add_argument("--json", action="store_true", help="every field of every claim, reasons too")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser(

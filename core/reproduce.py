@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
@@ -334,16 +335,57 @@ def summary(rows: Sequence[Row]) -> dict[str, int]:
     return counts
 
 
-def table(rows: Sequence[Row]) -> str:
-    """The rows as a plain-text table, one claim per line."""
-    lines = [f"{'claim':<44} {'paper':>9} {'slotscope':>10} {'ratio':>6}  verdict"]
+TABLE_WIDTH = 120  # characters per line of ``slotscope reproduce``'s table, at most
+ID_WIDTH = 40  # the claim id column (longer ids are cut with an ellipsis)
+REASON = "*"  # marks a row whose reason --verbose (or --json) prints
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` on one line (line breaks become spaces) of at most ``width`` characters,
+    cut with an ellipsis.
+
+    >>> cut("queue batching is modelled", 12), cut("short", 12)
+    ('queue batch…', 'short')
+    """
+    flat = " ".join(text.splitlines())
+    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+
+
+def table(rows: Sequence[Row], verbose: bool = False, width: int = TABLE_WIDTH) -> str:
+    """The rows as a plain-text table, one claim per line of at most ``width`` characters.
+
+    Columns: the claim's id, the paper's figure, slotscope's, their ratio, the verdict
+    and the measure. A row marked ``*`` has a reason (a known gap, or why it did not
+    run); ``verbose`` prints it, with the claim's words, wrapped under the row.
+    """
+    head = f"{'claim':<{ID_WIDTH}} {'paper':>9} {'slotscope':>10} {'ratio':>6}  {'verdict':<16}"
+    key = "" if verbose else f"{'measure':<18}({REASON}: reason, -v)"
+    lines = [cut(head + (key or "measure"), width)]
     for row in rows:
         value = "-" if row.value is None else f"{row.value:.4g}"
         ratio = "-" if row.ratio is None else f"{row.ratio:.2f}"
-        lines.append(
-            f"{row.claim.id:<44} {row.claim.paper_value:>9.4g} {value:>10} {ratio:>6}  "
-            f"{row.verdict}{'  (' + row.note + ')' if row.note else ''}"
+        mark = REASON if row.note else " "
+        line = (
+            f"{cut(row.claim.id, ID_WIDTH):<{ID_WIDTH}} {row.claim.paper_value:>9.4g} "
+            f"{value:>10} {ratio:>6} {mark}{row.verdict:<16}{row.claim.measure}"
         )
+        lines.append(cut(line, width))
+        if verbose:
+            lines += _wrapped("claim", row.claim.text, width)
+            if row.note:
+                lines += _wrapped("why", row.note, width)
     counts = ", ".join(f"{n} {v}" for v, n in sorted(summary(rows).items()))
-    lines.append(f"{len(rows)} claims: {counts}")
+    lines.append(cut(f"{len(rows)} claims: {counts}", width))
     return "\n".join(lines)
+
+
+def _wrapped(label: str, text: str, width: int) -> list[str]:
+    """``label: text`` wrapped under a table row, indented, each line at most ``width``."""
+    indent = " " * 6
+    return textwrap.wrap(
+        " ".join(text.split()),
+        width=width,
+        initial_indent=f"{indent}{label}: ",
+        subsequent_indent=indent + " " * (len(label) + 2),
+        break_long_words=True,
+    )

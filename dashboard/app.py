@@ -35,6 +35,7 @@ from dashboard import (
     jobs,
     layout,
     panels,
+    papers,
     ranking,
     scenario_bar,
     simulate,
@@ -61,6 +62,7 @@ server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
 # comparison results: JSON files in a private (0700) per-user directory
 cache = Cache(server, config={"CACHE_TYPE": "dashboard.jobs.ResultCache"})
 jobs.install(server, cache)
+papers.install(server, cache)  # the claims' last results, computed off the requests
 app.layout = layout.serve
 
 
@@ -80,7 +82,18 @@ def _name_the_session(response: Response) -> Response:
 
 
 # The feature modules whose @callback functions this app serves (imported for that).
-FEATURES = (charts, compare, editors, importer, panels, ranking, scenario_bar, simulate, whatif)
+FEATURES = (
+    charts,
+    compare,
+    editors,
+    importer,
+    panels,
+    papers,
+    ranking,
+    scenario_bar,
+    simulate,
+    whatif,
+)
 
 # Everything imported so far lives as long as the server: keep it out of the
 # cyclic collector's full passes, which otherwise take 50-80 ms of each x10
@@ -95,6 +108,7 @@ def run(
     Spark (``master``, default local[*]) warms up in the job pool."""
     server.config[jobs.MASTER_CONFIG] = master
     jobs.job_pool(server).warm(master)
+    papers.warm(server)  # the Papers view's claims, unless cached
     if debug:
         app.run(host=host, port=port, debug=True)  # the reloader and dev tools
         return

@@ -1,4 +1,5 @@
-"""The Papers view in a browser: press Reproduce, read the claims beside our figures."""
+"""The Papers view in a browser: the last results at once, one line a claim, filters, the
+reason one click away, legible at 1440x900 and 1920x1080; Reproduce re-runs."""
 
 from __future__ import annotations
 
@@ -6,18 +7,114 @@ import pytest
 
 from browser.duo_helpers import click, wait_until
 from core.claims import CLAIMS
-from dashboard import ids
+from dashboard import ids, papers
+from dashboard.app import server
+from dashboard.jobs import ResultCache
 
 pytestmark = pytest.mark.browser
 
+GRID = f"#{ids.PAPERS_GRID}"
 
-def test_reproduce_fills_the_claims_grid(page):
-    click(page, f"#{ids.PAPERS_RUN}")
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """A store of claim results of its own (an empty cache), in place of the app's."""
+    own = papers.ClaimsStore(ResultCache(tmp_path_factory.mktemp("papers-cache")))
+    previous = server.extensions.get(papers.EXTENSION)
+    server.extensions[papers.EXTENSION] = own
+    yield own
+    server.extensions[papers.EXTENSION] = previous
+
+
+@pytest.fixture
+def computed(store):
+    """The store with results (computed here unless an earlier test computed them)."""
+    if store.latest() is None:
+        store.store(papers.compute_document())
+    return store
+
+
+def displayed_rows(page) -> int:
+    return page.driver.execute_script(
+        f"return dash_ag_grid.getApi('{ids.PAPERS_GRID}').getDisplayedRowCount()"
+    )
+
+
+def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once(page, store):
+    """The first test of the file: the store is empty, so the view says so until
+    Reproduce has run (in a child process); a page opened afterwards has them at once."""
     summary = f"#{ids.PAPERS_SUMMARY}"
-    wait_until(lambda: "claims:" in page.find_element(summary).text, timeout=60)
+    assert store.latest() is None
+    assert "Not computed yet" in page.find_element(summary).text
+    click(page, f"#{ids.PAPERS_RUN}")
+    wait_until(lambda: "in the background" in page.find_element(summary).text, timeout=10)
+    wait_until(lambda: "Computed" in page.find_element(summary).text, timeout=180)
+    assert store.error == ""
     assert page.find_element(summary).text.startswith(f"{len(CLAIMS)} claims:")
-    grid = f"#{ids.PAPERS_GRID}"
-    wait_until(lambda: page.find_elements(f"{grid} .ag-row"))
-    first = page.find_elements(f"{grid} .ag-row")[0].text
-    assert CLAIMS[0].text[:20] in first
+    wait_until(lambda: displayed_rows(page) == len(CLAIMS))
+
+    page.driver.refresh()  # the view opens again: the cached results, nothing pressed
+    page.wait_for_element(f"{GRID} .ag-row", timeout=30)
+    assert displayed_rows(page) == len(CLAIMS)
+    assert "in the background" not in page.find_element(summary).text
     assert page.get_logs() == []
+
+
+def test_each_claim_is_one_line_and_its_reason_one_click_away(page, computed):
+    wait_until(lambda: displayed_rows(page) == len(CLAIMS))
+    heights = page.driver.execute_script(
+        f"return Array.from(document.querySelectorAll('{GRID} .ag-row'))"
+        ".map(function (r) { return r.getBoundingClientRect().height; })"
+    )
+    assert heights and set(heights) == {papers.ROW_HEIGHT}
+    gap = next(c for c in CLAIMS if c.not_run)
+    page.select_dcc_dropdown(f"#{ids.PAPERS_VERDICT}", value="not run")
+    not_run = [r for r in computed.latest()["rows"] if r["verdict"] == "not run"]
+    wait_until(lambda: displayed_rows(page) == len(not_run))
+    cell = page.wait_for_element(f'{GRID} .ag-row[row-id="{gap.id}"] [col-id="why"]')
+    click(page, cell)
+    detail = f"#{ids.PAPERS_DETAIL}"
+    wait_until(lambda: gap.not_run[:40] in page.find_element(detail).text)
+    assert gap.text[:30] in page.find_element(detail).text
+    page.select_dcc_dropdown(f"#{ids.PAPERS_SELECT}", value="L/F")  # and a paper
+    lf_not_run = [r for r in not_run if r["paper"] == "lf"]
+    wait_until(lambda: displayed_rows(page) == len(lf_not_run))
+    page.select_dcc_dropdown(f"#{ids.PAPERS_VERDICT}", value="All verdicts")
+    wait_until(lambda: displayed_rows(page) == sum(c.paper == "lf" for c in CLAIMS))
+    assert page.get_logs() == []
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1920, 1080)])
+def test_the_view_is_legible_at_laptop_and_projector_sizes(page, computed, size):
+    page.driver.set_window_size(*size)
+    wait_until(lambda: displayed_rows(page) == len(CLAIMS))
+    page.driver.execute_script(f"document.getElementById('{ids.PAPERS_SECTION}').scrollIntoView()")
+    section = page.driver.execute_script(
+        "var s = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return [s.left, s.right, window.innerWidth];",
+        ids.PAPERS_SECTION,
+    )
+    assert section[0] >= 0 and section[1] <= section[2]  # no sideways scrolling
+    small = page.driver.execute_script(
+        """var out = [];
+        document.querySelectorAll('#' + arguments[0] + ' *').forEach(function (e) {
+          var text = Array.from(e.childNodes).some(function (n) {
+            return n.nodeType === 3 && n.textContent.trim(); });
+          if (text && e.getClientRects().length
+              && parseFloat(getComputedStyle(e).fontSize) < 12) out.push(e.textContent);
+        }); return out;""",
+        ids.PAPERS_SECTION,
+    )
+    assert small == []
+    clipped = page.driver.execute_script(
+        f"return Array.from(document.querySelectorAll('{GRID} .ag-header-cell-text'))"
+        ".filter(function (e) { return e.scrollWidth > e.clientWidth + 1; })"
+        ".map(function (e) { return e.textContent; })"
+    )
+    assert clipped == []
+    grid = page.driver.execute_script(
+        f"var g = document.querySelector('{GRID} .ag-root-wrapper').getBoundingClientRect();"
+        f"var c = document.querySelector('{GRID} .ag-center-cols-viewport');"
+        "return [g.right, window.innerWidth, c.scrollWidth, c.clientWidth];"
+    )
+    assert grid[0] <= grid[1] and grid[2] <= grid[3] + 1  # every column inside the grid
