@@ -14,6 +14,7 @@ BENCHMARKS = {
     "optimal": "bench.bench_optimal",
     "dashboard": "bench.bench_dashboard",
     "memory": "bench.bench_memory",
+    "ras": "bench.bench_ras",  # Storm 2 strategies on the three TestLargeCluster clusters
     "load": "bench.load",  # 20 users on a local server for 2 minutes (issue 23)
 }
 

@@ -18,6 +18,7 @@ strategy places largeCluster02 in < 10 s.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import tracemalloc
 
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run Storm's 12,000-executor constraint-solver case",
     )
-    args = ap.parse_args(argv)
+    args = ap.parse_args([] if argv is None else argv)  # python -m bench: the defaults
     if args.constraint_large:
         print(constraint_large(), flush=True)
     for strategy in args.strategy or list(STRATEGIES):
@@ -136,4 +137,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
