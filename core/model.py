@@ -16,10 +16,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from core.settings import MAX_SCENARIO_BYTES  # the limits' one home; re-exported
 
@@ -57,14 +65,63 @@ class ScenarioError(ValueError):
         self.message = message
 
 
+# Any number a scenario gives is at most this large: past it products of clocks, cores
+# and rates leave float's range (1e308 GHz gave inf in ``schedule --json``).
+MAX_MAGNITUDE = 1e15
+
+
+def _admits(annotation: Any, kind: type) -> bool:
+    """Whether a field's type accepts values of ``kind`` (bool in ``bool | None``)."""
+    if annotation is kind:
+        return True
+    return any(_admits(arg, kind) for arg in get_args(annotation))
+
+
+def _plain_number(value: Any, annotation: Any) -> None:
+    """Refuse what JSON would let through a number field: a boolean (``true`` is not 1)
+    or a number too large for the model's arithmetic."""
+    numeric = _admits(annotation, int) or _admits(annotation, float)
+    if isinstance(value, bool):
+        if numeric and not _admits(annotation, bool):
+            raise ValueError(f"expected a number, got {str(value).lower()}")
+    elif isinstance(value, int | float) and abs(value) > MAX_MAGNITUDE:
+        shown = f"{value:.6g}" if isinstance(value, float) else f"{len(str(abs(value)))} digits"
+        raise ValueError(f"{shown} is too large (at most {MAX_MAGNITUDE:g})")
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )  # every float finite: NaN and Infinity are refused where they are read
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        annotation = cls.model_fields[info.field_name].annotation
+        if isinstance(value, Mapping) and get_origin(annotation) is dict:
+            for item in value.values():
+                _plain_number(item, get_args(annotation)[1])
+        else:
+            _plain_number(value, annotation)
+        return value
+
+
+def _printable_id(value: str) -> str:
+    """An id or name as users see it in one line: printable, not blank."""
+    if not value.strip():
+        raise ValueError("must not be blank")
+    if not value.isprintable():
+        raise ValueError(f"must be printable text (got {value!r})")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_printable_id)]
 
 
 class Component(_Model):
     """A spout (source) or bolt (operator) of the topology."""
 
-    id: str = Field(min_length=1, description="Unique component id.")
+    id: Name = Field(min_length=1, description="Unique component id.")
     parallelism: int = Field(
         ge=1, description=f"Number of executors (threads); at most {MAX_EXECUTORS:,} in all."
     )
@@ -106,7 +163,7 @@ class Stream(_Model):
 
 
 class Topology(_Model):
-    name: str = Field("topology", description="Topology name.")
+    name: Name = Field("topology", description="Topology name.")
     workers: int | None = Field(
         None,
         ge=1,
@@ -135,7 +192,7 @@ class Topology(_Model):
 class Node(_Model):
     """A machine (Storm supervisor)."""
 
-    id: str = Field(min_length=1)
+    id: Name = Field(min_length=1)
     cores: int = Field(gt=0, description="Cores per socket.")
     ghz: float = Field(gt=0, description="Clock, GHz.")
     slots: int = Field(ge=0, le=MAX_SLOTS_PER_NODE, description="Worker slots offered.")
@@ -147,7 +204,7 @@ class Node(_Model):
         "input, Eq. 1; does not scale service times).",
     )
     ram_gb: float = Field(16, gt=0, description="Memory, GB.")
-    rack: str = Field("default", description="Rack name.")
+    rack: Name = Field("default", description="Rack name.")
     type: str | None = Field(None, description="Node type: key into per-type profiling data.")
     nic_gbps: float | None = Field(
         None, gt=0, description="NIC bandwidth, Gbit/s; default: network.bandwidth_gbps."
@@ -310,7 +367,7 @@ class Observations(_Model):
 class Scenario(_Model):
     """One topology on one cluster, with its workload and cost model."""
 
-    name: str = Field("scenario", description="Scenario name.")
+    name: Name = Field("scenario", description="Scenario name.")
     description: str = Field("", description="What the scenario shows and where it comes from.")
     topology: Topology
     cluster: Cluster
@@ -363,6 +420,8 @@ def _first_error(err: ValidationError) -> ScenarioError:
         msg = "required field is missing"
     elif e["type"] == "extra_forbidden":
         msg = "unknown field"
+    elif e["type"] == "value_error":  # our own validators say what they got
+        msg = msg.removeprefix("Value error, ")
     elif "input" in e and not isinstance(e["input"], dict | list):
         msg = f"{msg[0].lower()}{msg[1:]} (got {e['input']!r})"
     else:
@@ -397,7 +456,7 @@ def _check_topology(topo: Topology) -> None:
         for field, cid in (("from", s.source), ("to", s.target)):
             if cid not in index:
                 raise ScenarioError(
-                    f"topology.streams[{i}]", f"unknown component '{cid}' in '{field}'"
+                    f"topology.streams[{i}]", f"unknown component {cid!r} in '{field}'"
                 )
         if s.source == s.target:
             raise ScenarioError(f"topology.streams[{i}]", f"stream from '{s.source}' to itself")
@@ -449,7 +508,42 @@ def _check_references(sc: Scenario) -> None:
     ids = {c.id for c in sc.topology.components}
     for cid in sc.profiling.per_type:
         if cid not in ids:
-            raise ScenarioError(f"profiling.per_type.{cid}", f"unknown component '{cid}'")
+            raise ScenarioError(f"profiling.per_type.{cid}", f"unknown component {cid!r}")
+    if sc.observations is not None:
+        _check_observations(sc, sc.observations)
+
+
+def _executor_exists(sc: Scenario, executor: str) -> bool:
+    """Whether ``comp#i`` names an executor of the scenario (i below its parallelism;
+    observations describe a run of the scenario's own topology)."""
+    component, sep, index = executor.rpartition("#")
+    if not sep or not index.isdigit():
+        return False
+    if component == ACKER_ID:
+        return int(index) < sc.topology.ackers
+    return any(c.id == component and int(index) < c.parallelism for c in sc.topology.components)
+
+
+def _check_observations(sc: Scenario, obs: Observations) -> None:
+    for i, flow in enumerate(obs.traffic):
+        for field, executor in (("from", flow.source), ("to", flow.target)):
+            if not _executor_exists(sc, executor):
+                raise ScenarioError(
+                    f"observations.traffic[{i}].{field}", f"unknown executor {executor!r}"
+                )
+    for executor, hz in obs.executor_load_hz.items():
+        where = f"observations.executor_load_hz.{executor}"
+        if not _executor_exists(sc, executor):
+            raise ScenarioError(where, f"unknown executor {executor!r}")
+        if hz < 0:
+            raise ScenarioError(where, f"a load cannot be negative (got {hz:g})")
+    nodes = {n.id for n in sc.cluster.nodes}
+    for node, util in obs.node_cpu_util.items():
+        where = f"observations.node_cpu_util.{node}"
+        if node not in nodes:
+            raise ScenarioError(where, f"unknown node {node!r}")
+        if not 0.0 <= util <= 1.0:
+            raise ScenarioError(where, f"a utilisation is between 0 and 1 (got {util:g})")
 
 
 def validate_scenario(data: Mapping[str, Any] | Scenario) -> Scenario:

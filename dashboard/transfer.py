@@ -97,7 +97,9 @@ def parse_present(search: str | None, schedulers: Iterable[str]) -> list[str] | 
 
 def upload_bytes(contents: str | None, filename: str | None) -> tuple[bytes, str]:
     """The bytes and name of one upload (a ``data:...;base64,`` URL); ScenarioError if refused."""
-    source = filename or "upload"
+    source = filename if isinstance(filename, str) and filename else "upload"
+    if not isinstance(contents, str):  # a hand-sent request: the browser sends a data URL
+        raise ScenarioError(source, "not a file's contents (expected a data: URL)")
     if not contents or "," not in contents:
         raise ScenarioError(source, "empty upload")
     payload = contents.split(",", 1)[1]

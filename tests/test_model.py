@@ -1,6 +1,7 @@
 """The scenario format: defaults, validation messages naming the field, schema."""
 
 import json
+import re
 
 import pytest
 
@@ -178,7 +179,7 @@ def test_schema_publishes_the_format():
 def test_with_changes_takes_a_valid_part_as_it_is_and_still_checks_the_whole():
     sc = preset("lf-linear")
     obs = Observations(
-        traffic=[ExecutorFlow(**{"from": "a#0", "to": "b#0", "rate": 5.0})],
+        traffic=[ExecutorFlow(**{"from": "c1#0", "to": "c2#0", "rate": 5.0})],
         node_cpu_util={"n1": 0.5},
     )
     fast = with_changes(sc, observations=obs)
@@ -188,3 +189,55 @@ def test_with_changes_takes_a_valid_part_as_it_is_and_still_checks_the_whole():
     bad = sc.topology.model_copy(update={"components": sc.topology.components[:1]})
     with pytest.raises(ScenarioError, match="topology.streams"):
         with_changes(sc, topology=bad)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (
+            ("cluster", "nodes", 0, "cores"),
+            True,
+            "cluster.nodes[0].cores: expected a number, got true",
+        ),
+        (("workload", "rate"), False, "workload.rate: expected a number, got false"),
+        (("cluster", "nodes", 0, "ghz"), 1e308, "cluster.nodes[0].ghz: 1e+308 is too large"),
+        (("cluster", "nodes", 0, "cores"), 10**400, "cluster.nodes[0].cores: 401 digits is too"),
+        (("topology", "components", 0, "id"), "c\x1b[2J", "must be printable text"),
+        (("cluster", "nodes", 0, "id"), " \t", "cluster.nodes[0].id: must not be blank"),
+        (("topology", "name"), "a\nb", "topology.name: must be printable text"),
+    ],
+)
+def test_numbers_are_finite_numbers_and_ids_printable(path, value, message):
+    data = preset("lf-linear").to_json_dict()
+    where = data
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    with pytest.raises(ScenarioError) as err:
+        validate_scenario(data)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value) and "\x1b" not in str(err.value)
+
+
+def test_a_boolean_field_still_takes_a_boolean():
+    data = preset("lf-linear").to_json_dict()
+    data["topology"]["reliable_spouts"] = False
+    assert validate_scenario(data).topology.reliable_spouts is False
+
+
+@pytest.mark.parametrize(
+    ("observations", "message"),
+    [
+        ({"traffic": [{"from": "nope#0", "to": "c2#0", "rate": 1}]}, "traffic[0].from: unknown"),
+        ({"traffic": [{"from": "c1", "to": "c2#0", "rate": 1}]}, "traffic[0].from: unknown"),
+        ({"executor_load_hz": {"c1#0": -1.0}}, "executor_load_hz.c1#0: a load cannot be negative"),
+        ({"executor_load_hz": {"x#0": 1.0}}, "executor_load_hz.x#0: unknown executor"),
+        ({"node_cpu_util": {"n1": 1.5}}, "node_cpu_util.n1: a utilisation is between 0 and 1"),
+        ({"node_cpu_util": {"zz": 0.5}}, "node_cpu_util.zz: unknown node"),
+    ],
+)
+def test_observations_name_executors_and_nodes_of_the_scenario(observations, message):
+    data = preset("lf-linear").to_json_dict()
+    data["observations"] = observations
+    with pytest.raises(ScenarioError, match=re.escape("observations." + message)):
+        validate_scenario(data)

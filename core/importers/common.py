@@ -89,6 +89,8 @@ class Reader:
         value = doc[key]
         if not isinstance(value, str | int) or isinstance(value, bool) or str(value) == "":
             raise self.fail(where, f"expected a non-empty string, got {value!r}")
+        if not str(value).strip() or not str(value).isprintable():  # it names a node or a part
+            raise self.fail(where, f"expected printable text, got {value!r}")
         return str(value)
 
     def count(self, doc: Mapping[str, Any], key: str, path: str = "", minimum: int = 1) -> int:
@@ -96,7 +98,9 @@ class Reader:
         if key not in doc:
             raise self.fail(where, "required field is missing")
         value = doc[key]
-        whole = isinstance(value, int | float) and math.isfinite(value) and value == int(value)
+        whole = isinstance(value, int) or (  # an int of any size: no float conversion
+            isinstance(value, float) and math.isfinite(value) and value == int(value)
+        )
         if isinstance(value, bool) or not whole or value < minimum:
             raise self.fail(where, f"expected an integer >= {minimum}, got {value!r}")
         return int(value)
