@@ -18,7 +18,7 @@ from core.hardware import DEFAULT_ALPHA, computation_power, power_ranks, process
 from core.metrics import placement_metrics
 from core.model import Scenario
 from core.registry import Schedule
-from core.simulator import analyze
+from core.simulator import violations as memory_violations
 from core.topology import build_graph, index_of
 
 
@@ -28,7 +28,7 @@ def violations(scenario: Scenario, schedule: Schedule) -> list[str]:
     (a failed placement says why in its status and message instead)."""
     if not schedule.ok or not schedule.assignments:
         return []
-    return list(analyze(scenario, schedule).violations)
+    return list(memory_violations(scenario, schedule))
 
 
 def schedule_document(scenario: Scenario, schedule: Schedule) -> dict[str, Any]:

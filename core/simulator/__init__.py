@@ -66,6 +66,7 @@ __all__ = [
     "SimulationError",
     "TraceResult",
     "analyze",
+    "violations",
     "evaluator_of",
     "observe",
     "saturated_latency_ms",
@@ -122,6 +123,13 @@ def saturated_latency_ms(ev: Evaluator, slots, max_rate: float) -> float:
     )
     little = little_latency_ms(in_flight, max_rate * len(spouts))
     return max(little, ev.latency_estimate_ms(ev.loads(slots), 0.0))
+
+
+def violations(scenario: Scenario, schedule: Schedule) -> tuple[str, ...]:
+    """Why a schedule's placement cannot run (:attr:`Analysis.violations`), computed from
+    its memory alone: what ``schedule --json`` reports without analysing the placement."""
+    ev = evaluator_of(scenario, schedule.parallelism)
+    return ev.memory_violations(ev.encode(schedule.placement()))
 
 
 def analyze(scenario: Scenario, schedule: Schedule, rate: float | None = None) -> Analysis:

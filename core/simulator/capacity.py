@@ -388,6 +388,14 @@ class Evaluator:
             violations=memory_violations(nodes, loads.slot_of, memory),
         )
 
+    def memory_violations(self, slots: np.ndarray) -> tuple[str, ...]:
+        """:attr:`Analysis.violations` of a placement alone: its memory per node against
+        the nodes' RAM, without the rates, loads and latencies of :meth:`evaluate`."""
+        slot_of = np.asarray(slots, dtype=np.int64)
+        heap = self.scenario.network.worker_heap_mb
+        memory, _ = memory_by_node(self.nodes, slot_of, self._mem, heap)
+        return memory_violations(self.nodes, slot_of, memory)
+
     def _traffic(self, loads: Loads, rate: float) -> tuple[dict, dict]:
         """Tuples/s and bytes/s by locality class at ``rate``."""
         sw, sn, total = loads.same_worker, loads.same_node, loads.total

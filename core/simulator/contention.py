@@ -38,6 +38,12 @@ CONTENTION_TOL = 1e-7  # converged when no busy fraction moves more than this
 CONTENTION_MAX_ITER = 12  # Newton steps (quadratic; a few unless a node is at its cores)
 MEAN_FIELD_SWEEPS = 60  # sweeps of the mean-field fixed point (geometric)
 NEWTON_FLOOR = 1e-3  # below this a Newton step is ill-conditioned: take a plain one
+# The exact factors hold one (crowded nodes x width x width) array, width the most
+# executors on one node: 49,000 ackers on 5 nodes made it 11 GB. Past this many cells
+# (32 MB a copy) the mean field is used instead: exact on one core, a lower bound on
+# more (Jensen), and close when a node runs hundreds of executors (its busy count then
+# concentrates around its mean).
+EXACT_CELLS = 4_000_000
 
 
 def contention_factors(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarray) -> np.ndarray:
@@ -72,6 +78,8 @@ def contention_factors(demand: np.ndarray, node_of: np.ndarray, cores: np.ndarra
     sel, inverse = sel[order], inverse[order]
     sizes = np.bincount(inverse)
     width = int(sizes.max())
+    if len(nodes) * width * width > EXACT_CELLS:
+        return mean_field_factors(demand, node_of, cores)
     col = np.arange(len(sel)) - (np.cumsum(sizes) - sizes)[inverse]
     a = np.zeros((len(nodes), width))
     a[inverse, col] = demand[sel]

@@ -122,3 +122,23 @@ def test_executor_overhead_adds_thread_time_at_the_node_speed():
     # 1.5 GHz against the 3.0 GHz reference: half speed, (10 + 2) us x 2
     assert ev.service_s[0, 0] == pytest.approx(20e-6)
     assert ev2.service_s[0, 0] == pytest.approx(24e-6)
+
+
+def test_a_crowded_node_past_the_exact_size_takes_the_mean_field_in_linear_memory():
+    # 2,100 executors on one 4-core node: the exact factors would hold 2,100 x 2,100
+    # cells per node (past EXACT_CELLS); the mean field gives every one the same stretch
+    import tracemalloc
+
+    from core.simulator.contention import EXACT_CELLS, contention_factors, mean_field_factors
+
+    width = int(EXACT_CELLS**0.5) + 100
+    demand = np.full(width, 0.01)
+    node_of = np.zeros(width, dtype=np.int64)
+    cores = np.array([4.0])
+    tracemalloc.start()
+    f = contention_factors(demand, node_of, cores)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.array_equal(f, mean_field_factors(demand, node_of, cores))
+    assert f.min() > 1.0  # 21 cores of demand on 4 cores: everyone stretched
+    assert peak < 100 * width * 8  # linear in the executors, not their square

@@ -36,6 +36,7 @@ CONTRACT_KEYS = {
     "traffic",
     "traffic_bytes",
     "placement_ms",
+    "violations",  # why the placement cannot run (a list of sentences), [] when it can
 }
 
 
@@ -43,6 +44,8 @@ def _plain(value) -> bool:
     """True when value is built only of JSON's own Python types (no numpy scalars)."""
     if isinstance(value, dict):
         return all(type(k) is str and _plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
     return value is None or type(value) in (bool, int, float, str)
 
 
