@@ -56,7 +56,11 @@ def run_strategy(strategy: str, problem: Problem | Scenario) -> Outcome:
     if not outcome.success:
         return Outcome(
             assignments=(),
-            decisions=(f"{STORM_CLASSES[strategy]}: {outcome.message}",),
+            decisions=(
+                f"{STORM_CLASSES[strategy]} could not schedule all {topology.executors} "
+                f"executors ({outcome.placed} placed before it gave up, "
+                f"{outcome.states} states traversed)",
+            ),
             status=Status.NOT_ENOUGH_RESOURCES,
             message=result.reports.get(topology.name, outcome.message),
         )
@@ -68,8 +72,9 @@ def run_strategy(strategy: str, problem: Problem | Scenario) -> Outcome:
         assignments.append(assignment(f"{comp.id}#{index}", cluster.node_ids[node], port))
     decisions = (
         f"{STORM_CLASSES[strategy]}: all {topology.executors} executors scheduled "
-        f"({outcome.message}); workers asked: {scenario.workers}, ignored as Storm 2's "
-        "resource-aware scheduler does",
+        f"({outcome.states} states traversed, backtracked {outcome.backtracks} times) in "
+        f"{len({where for where in placed.values()})} workers; workers asked: "
+        f"{scenario.workers}, ignored as Storm 2's resource-aware scheduler does",
     )
     return Outcome(assignments=tuple(assignments), decisions=decisions)
 
