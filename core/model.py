@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 import networkx as nx
@@ -70,6 +71,7 @@ class ScenarioError(ValueError):
 MAX_MAGNITUDE = 1e15
 
 
+@cache
 def _admits(annotation: Any, kind: type) -> bool:
     """Whether a field's type accepts values of ``kind`` (bool in ``bool | None``)."""
     if annotation is kind:
@@ -89,14 +91,18 @@ def _plain_number(value: Any, annotation: Any) -> None:
         raise ValueError(f"{shown} is too large (at most {MAX_MAGNITUDE:g})")
 
 
-class _Model(BaseModel):
+class _Plain(BaseModel):
     model_config = ConfigDict(
         extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
     )  # every float finite: NaN and Infinity are refused where they are read
 
+
+class _Model(_Plain):
     @field_validator("*", mode="before")
     @classmethod
     def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str | None):  # the common case: nothing to check
+            return value
         annotation = cls.model_fields[info.field_name].annotation
         if isinstance(value, Mapping) and get_origin(annotation) is dict:
             for item in value.values():
@@ -344,10 +350,12 @@ class Network(_Model):
     )
 
 
-class ExecutorFlow(_Model):
+class ExecutorFlow(_Plain):
+    # tens of thousands per observed scenario: checked in pydantic's core alone (a strict
+    # number: no boolean, no text), without _Model's per-field Python validator
     source: str = Field(alias="from", description="Sending executor id, e.g. 'split#0'.")
     target: str = Field(alias="to", description="Receiving executor id.")
-    rate: float = Field(ge=0, description="Tuples per second.")
+    rate: float = Field(ge=0, le=MAX_MAGNITUDE, strict=True, description="Tuples per second.")
 
 
 class Observations(_Model):
@@ -513,27 +521,27 @@ def _check_references(sc: Scenario) -> None:
         _check_observations(sc, sc.observations)
 
 
-def _executor_exists(sc: Scenario, executor: str) -> bool:
+def _executor_exists(parallelism: Mapping[str, int], executor: str) -> bool:
     """Whether ``comp#i`` names an executor of the scenario (i below its parallelism;
     observations describe a run of the scenario's own topology)."""
     component, sep, index = executor.rpartition("#")
-    if not sep or not index.isdigit():
-        return False
-    if component == ACKER_ID:
-        return int(index) < sc.topology.ackers
-    return any(c.id == component and int(index) < c.parallelism for c in sc.topology.components)
+    return bool(sep) and index.isdigit() and int(index) < parallelism.get(component, 0)
 
 
 def _check_observations(sc: Scenario, obs: Observations) -> None:
-    for i, flow in enumerate(obs.traffic):
+    parallelism = {c.id: c.parallelism for c in sc.topology.components}
+    parallelism[ACKER_ID] = sc.topology.ackers
+    named = {f.source for f in obs.traffic} | {f.target for f in obs.traffic}
+    unknown = {e for e in named if not _executor_exists(parallelism, e)}
+    for i, flow in enumerate(obs.traffic if unknown else ()):  # the first one, by its path
         for field, executor in (("from", flow.source), ("to", flow.target)):
-            if not _executor_exists(sc, executor):
+            if executor in unknown:
                 raise ScenarioError(
                     f"observations.traffic[{i}].{field}", f"unknown executor {executor!r}"
                 )
     for executor, hz in obs.executor_load_hz.items():
         where = f"observations.executor_load_hz.{executor}"
-        if not _executor_exists(sc, executor):
+        if not _executor_exists(parallelism, executor):
             raise ScenarioError(where, f"unknown executor {executor!r}")
         if hz < 0:
             raise ScenarioError(where, f"a load cannot be negative (got {hz:g})")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.model import validate_scenario
+from core.model import ScenarioError, validate_scenario
 from core.registry import SchedulerError, run_scheduler
 
 GHZ = 2.0  # 2 cores x 2 GHz per node -> capacity 4e9 Hz at capacity_factor 1
@@ -142,11 +142,16 @@ def test_gamma_splits_a_pair_too_heavy_for_one_worker():
     assert placement["spout#0"] != placement["bolt#1"]
 
 
-def test_flows_of_unknown_executors_are_ignored_and_counted():
+def test_flows_of_unknown_executors_are_refused_naming_the_flow():
+    # observations describe a run of this topology: a flow to an executor it does not
+    # have is bad input (issue 23), refused before any scheduler reads it
     flows = FLOWS + [{"from": "spout#0", "to": "ghost#3", "rate": 1000}]
-    out = run_scheduler(two_by_two({"traffic": flows}), "aniello-online")
-    assert out.details["ignored_flows"] == 1
-    assert out.details["traffic_before"] == 190.0
+    with pytest.raises(ScenarioError, match=r"observations\.traffic\[4\]\.to: unknown executor"):
+        two_by_two({"traffic": flows})
+    assert (
+        run_scheduler(two_by_two({"traffic": FLOWS}), "aniello-online").details["ignored_flows"]
+        == 0
+    )
 
 
 @pytest.mark.parametrize(
