@@ -1,10 +1,10 @@
 """The dashboard under load: 20 users for 2 minutes on 127.0.0.1 (issue 23).
 
 ``python -m bench load`` starts the dashboard the way production serves it (the
-Procfile's gunicorn line: one worker, 8 threads) on a free port of 127.0.0.1,
-lets simulated users work it through Dash's own HTTP endpoints, then stops it
-and prints, per kind of request, the count and p50/p95/p99 latency, the HTTP
-500s and other failures, and the server's peak memory (the gunicorn worker,
+Procfile's gunicorn line, read from the Procfile: one worker, 8 threads, keep-alive)
+on a free port of 127.0.0.1, lets simulated users work it through Dash's own HTTP
+endpoints, then stops it and prints, per kind of request, the count and p50/p95/p99
+latency, the HTTP 500s and other failures, and the server's peak memory (the gunicorn worker,
 and the worker with its Spark JVM). It ends by itself: the users stop at the
 deadline, a simulation still running then is cancelled, and the server is
 stopped. It is never part of ``make test``.
@@ -18,11 +18,14 @@ Each user loops over weighted actions, as a browser would send them:
 - *edit*: one cell changed (a component's parallelism, a node's cores), the
   editors' callback, then every panel refreshed;
 - *simulate*: the Simulate button's callback, then the progress poll every
-  second until the job ends (cancelled after ``--sim-timeout`` seconds).
+  second until the job ends (cancelled after ``SIM_TIMEOUT_S`` seconds).
 
 Options (also ``SLOTSCOPE_LOAD_USERS``, ``SLOTSCOPE_LOAD_SECONDS``,
-``SLOTSCOPE_LOAD_SERVER``): ``python -m bench.load --users 5 --seconds 30
---server dev`` (``dev``: the app's own server, as ``slotscope dashboard`` runs it).
+``SLOTSCOPE_LOAD_SERVER``): ``python -m bench.load --users 5 --seconds 30 --server dev``
+(``dev``: the app's own server, as ``slotscope dashboard`` runs it). ``python -m bench
+load`` takes no options: set the variables. ``SLOTSCOPE_LOAD_LOG=PATH`` keeps a copy of
+the server's log. A failure is reported with its reason (an HTTP 500's page, a
+connection error's message).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -75,14 +79,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def procfile_command(port: int, procfile: Path = ROOT / "Procfile") -> list[str]:
+    """The Procfile's ``web:`` command, run by this interpreter, bound to 127.0.0.1:``port``
+    (so the bench loads the server exactly as deployed: threads, timeout, keep-alive)."""
+    for line in procfile.read_text().splitlines():
+        if line.startswith("web:"):
+            words = shlex.split(line.removeprefix("web:"))
+            break
+    else:
+        raise RuntimeError(f"{procfile}: no 'web:' line")
+    if words[0] != "gunicorn" or "--bind" not in words:
+        raise RuntimeError(f"{procfile}: the web line is not 'gunicorn ... --bind ADDRESS'")
+    words[words.index("--bind") + 1] = f"127.0.0.1:{port}"
+    return [sys.executable, "-m", *words]
+
+
 def start_server(kind: str, port: int, cache_dir: str) -> subprocess.Popen:
     """The dashboard on 127.0.0.1:``port``: gunicorn as the Procfile runs it, or ``dev``."""
     if kind == "gunicorn":
-        cmd = [
-            sys.executable, "-m", "gunicorn", "dashboard.app:server",
-            "--workers", "1", "--threads", "8", "--timeout", "120",
-            "--bind", f"127.0.0.1:{port}",
-        ]  # fmt: skip
+        cmd = procfile_command(port)
     else:
         cmd = [sys.executable, "-m", "dashboard", "--host", "127.0.0.1", "--port", str(port)]
     env = {

@@ -5,7 +5,11 @@ threads on first use, and Spark warms up in one of them when ``run`` starts
 or (under gunicorn) when the first page is served. (Dash builds the default
 page once at import; its ``slotscope`` panel is placed in a background
 placement thread, which ends when done.) Serve with one gunicorn worker and
-several threads (see Procfile).
+several threads (see Procfile). The Procfile keeps idle connections 75 s
+(``--keep-alive``, gunicorn's default is 2 s): gunicorn closes a connection whose
+keep-alive ran out even when a request has just arrived on it, which the client
+sees as "connection reset" (3 to 16 panel refreshes in 40 to 120 s of
+``python -m bench load`` at 2 s; none at 75 s).
 
 Resource limits (README, "Limits"): request bodies of ``MAX_REQUEST_BYTES``,
 ``MAX_REQUEST_THREADS`` requests at once under ``run``, a session cookie for
@@ -15,7 +19,9 @@ per-user directory (:class:`dashboard.jobs.ResultCache`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import importlib
 import threading
 import uuid
 from pathlib import Path
@@ -42,6 +48,16 @@ from dashboard import (
     transfer,
     whatif,
 )
+
+# Modules plotly's JSON encoder and validators read from ``sys.modules`` without importing
+# them (``get_module(name, should_load=False)``): imported here, before any request thread
+# runs. Otherwise a thread importing one later (Spark's warm-up imports pandas) leaves it half
+# initialized for seconds under load, and every page or figure serialized meanwhile is an
+# HTTP 500 ("partially initialized module 'pandas' has no attribute 'NaT'").
+PLOTLY_PEEKED_MODULES = ("pandas",)
+for _name in PLOTLY_PEEKED_MODULES:
+    with contextlib.suppress(ImportError):  # not installed: plotly skips it as well
+        importlib.import_module(_name)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 # A request body, at most: the largest drop of files the browser sends (base64: 4/3), plus 1 MB.
