@@ -18,13 +18,22 @@ Accepted documents:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from core.importers.common import Imported, parse_document
+from core.importers.common import (
+    STORM_CPU_PCT_PER_NODE,
+    STORM_MEMORY_MB_PER_NODE,
+    STORM_SLOTS_PER_NODE,
+    Imported,
+    default_nodes,
+    parse_document,
+)
 from core.importers.fetch import FETCH_TIMEOUT_S, documents_from_url, is_url, read_file
 from core.importers.flink import flink_scenario, is_flink_plan
 from core.importers.storm import storm_scenario
-from core.model import ScenarioError
+from core.importers.stormser import read_stormser, to_scenario_topology
+from core.model import ScenarioError, validate_scenario
 
 STORM_TOPOLOGY = "storm-topology"
 STORM_VISUALIZATION = "storm-visualization"
@@ -118,8 +127,46 @@ def _described(imported: Imported) -> Imported:
     return imported
 
 
+STORMCODE_SUFFIX = "-stormcode.ser"  # Nimbus's stored topology (its conf beside it)
+
+
+def stormser_scenario(path: str) -> Imported:
+    """One scenario from a topology as Nimbus stores it: ``NAME-stormcode.ser`` with its
+    ``NAME-stormconf.ser`` beside it (:mod:`core.importers.stormser`). The files carry no
+    cluster, rates or per-tuple costs: Storm's default supervisors for the topology's
+    workers, and the scenario format's defaults, each said in a warning."""
+    topology = read_stormser(path)
+    doc, notes = to_scenario_topology(topology)
+    workers = int(doc.get("workers") or 1)
+    nodes = default_nodes(workers, STORM_SLOTS_PER_NODE, "supervisor")
+    warnings = [f"topology: {note}" for note in notes] + [
+        f"nodes: Nimbus's files carry no cluster; {len(nodes)} node(s) with Storm's default "
+        f"{STORM_SLOTS_PER_NODE} slots, {STORM_CPU_PCT_PER_NODE / 100:g} cores and "
+        f"{STORM_MEMORY_MB_PER_NODE:g} MB",
+        "workload: no offered rate, per-tuple CPU or tuple size in Nimbus's files; the "
+        "scenario format's defaults",
+    ]
+    scenario = validate_scenario(
+        {
+            "name": topology.name,
+            "description": f"{topology.name}, read from Nimbus's {Path(path).name}.",
+            "topology": doc,
+            "cluster": {"nodes": nodes},
+        }
+    )
+    return _described(Imported(scenario, warnings, source=path))
+
+
 def import_sources(sources: Sequence[str], timeout_s: float | None = None) -> Imported:
-    """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address)."""
+    """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address), or
+    from one topology as Nimbus stores it (``NAME-stormcode.ser``)."""
+    stored = [s for s in sources if s.endswith(STORMCODE_SUFFIX)]
+    if stored:
+        if len(sources) > 1:
+            raise ScenarioError(
+                stored[0], "a stored topology is imported alone (its stormconf is found beside it)"
+            )
+        return stormser_scenario(stored[0])
     docs: list[tuple[str, Any]] = []
     extra: list[str] = []
     for src in sources:

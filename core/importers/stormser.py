@@ -20,7 +20,6 @@ structs: it keeps field ids and values and skips what the schedulers do not need
 
 from __future__ import annotations
 
-import gzip
 import json
 import struct
 import zlib
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.importers.fetch import read_file
 from core.model import ScenarioError
 
 # Thrift binary protocol type ids (TType)
@@ -211,13 +211,24 @@ def _text(raw: Any, source: str, what: str) -> str:
         raise StormSerError(source, f"{what}: not UTF-8 ({err.reason})") from None
 
 
+# What one file may unpack to: the corpus's largest (1.1 MB of gzip) is far below; a
+# gzip bomb stops here instead of filling memory.
+MAX_UNPACKED_BYTES = 64 * 2**20
+
+
 def _gunzip(data: bytes, source: str) -> bytes:
     if not data:
         raise StormSerError(source, "the file is empty")
+    unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip framing
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as err:
+        out = unpack.decompress(data, MAX_UNPACKED_BYTES + 1)
+    except zlib.error as err:
         raise StormSerError(source, f"not a complete gzip file ({err})") from None
+    if len(out) > MAX_UNPACKED_BYTES:
+        raise StormSerError(source, f"unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+    if not unpack.eof:
+        raise StormSerError(source, "not a complete gzip file (it ends early)")
+    return out
 
 
 def _grouping(raw: Any) -> tuple[str, tuple[str, ...]]:
@@ -326,10 +337,11 @@ def parse_stormconf(data: bytes, source: str = "stormconf") -> dict[str, Any]:
 
 
 def _read(path: Path) -> bytes:
+    """The file's bytes, kind and size checked first (:func:`core.importers.fetch.read_file`)."""
     try:
-        return path.read_bytes()
-    except OSError as err:
-        raise StormSerError(str(path), f"cannot read ({err.strerror})") from None
+        return read_file(str(path))
+    except ScenarioError as err:
+        raise StormSerError(err.path, err.message) from None
 
 
 def read_stormser(code_path: str | Path, conf_path: str | Path | None = None) -> StormSerTopology:

@@ -8,12 +8,14 @@ import struct
 
 import pytest
 
+from core.importers import import_sources
 from core.importers.stormser import (
     StormSerError,
     parse_stormcode,
     read_stormser,
     to_scenario_topology,
 )
+from core.model import ScenarioError
 
 
 def _s(text: str) -> bytes:
@@ -131,7 +133,7 @@ def test_bad_conf(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(StormSerError, match="cannot read"):
+    with pytest.raises(StormSerError, match="no such file"):
         read_stormser(tmp_path / "x-stormcode.ser")
 
 
@@ -180,3 +182,28 @@ def test_corpus_converts_to_valid_scenarios():
         doc, _notes = to_scenario_topology(topo)
         sc = validate_scenario({"name": topo.name, "topology": doc, "cluster": {"nodes": nodes}})
         assert sum(c.parallelism for c in sc.topology.components) == topo.executors
+
+
+def test_slotscope_import_reads_a_stored_topology_with_default_supervisors(tmp_path):
+    imported = import_sources([str(_write(tmp_path, _topology(), _conf()))])
+    sc = imported.scenario
+    assert [c.id for c in sc.topology.components] == ["spout", "split", "count"]
+    assert sc.topology.workers == 2
+    # 2 workers on Storm's default supervisors of 4 slots, 4 cores, 4,096 MB: one node
+    assert [(n.slots, n.cores, n.ram_gb) for n in sc.cluster.nodes] == [(4, 4, 4.0)]
+    assert any(w.startswith("nodes: Nimbus's files carry no cluster") for w in imported.warnings)
+
+
+def test_a_gzip_bomb_stops_at_the_unpacked_limit(tmp_path, monkeypatch):
+    import core.importers.stormser as stormser
+
+    monkeypatch.setattr(stormser, "MAX_UNPACKED_BYTES", 1000)
+    bomb = gzip.compress(b"\x00" * 100_000)
+    with pytest.raises(StormSerError, match="unpacks to more than 1,000 bytes"):
+        read_stormser(_write(tmp_path, bomb, _conf()))
+
+
+def test_a_stored_topology_is_imported_alone(tmp_path):
+    code = str(_write(tmp_path, _topology(), _conf()))
+    with pytest.raises(ScenarioError, match="imported alone"):
+        import_sources([code, code])
