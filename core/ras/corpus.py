@@ -34,7 +34,6 @@ from core.ras.model import (
     RasComponent,
     RasError,
     RasTopology,
-    SharedMemoryRequest,
     Supervisor,
     request_from_conf,
 )
@@ -153,7 +152,7 @@ def topology_from_doc(
                 ),
             )
         )
-    shared = {k: SharedMemoryRequest(k, *map(float, v)) for k, v in doc.get("shared", {}).items()}
+    shared = {k: SharedMemory(k, *map(float, v)) for k, v in doc.get("shared", {}).items()}
     incompatible, max_node = parse_constraints(conf, {c.id for c in comps})
 
     def _int(key: str, default: int | None) -> int | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from core.importers.stormser import SharedMemory
 from core.ras.javaorder import worker_slot_order
 
 ACKER_ID = "__acker"  # org.apache.storm.daemon.Acker.ACKER_COMPONENT_ID
@@ -56,16 +57,6 @@ class Request:
     def memory(self) -> float:
         """On-heap + off-heap MB (``getTotalMemoryMb``)."""
         return self.onheap + self.offheap
-
-
-@dataclass(frozen=True)
-class SharedMemoryRequest:
-    """storm.thrift ``SharedMemory``: MB on heap and off heap per worker, off heap per node."""
-
-    name: str
-    on_heap: float = 0.0
-    off_heap_worker: float = 0.0
-    off_heap_node: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -160,7 +151,7 @@ class RasTopology:
     one_component_per_worker: bool = False
     max_state_search: int = DEFAULT_TOPO_MAX_STATE_SEARCH
     max_time_secs: float | None = None
-    shared_memory: Mapping[str, SharedMemoryRequest] = field(default_factory=dict)
+    shared_memory: Mapping[str, SharedMemory] = field(default_factory=dict)
     favored_hosts: Sequence[str] = ()
     unfavored_hosts: Sequence[str] = ()
     isolated_machines: int | None = None

@@ -45,14 +45,14 @@ def test_with_setting_acker_executors(strategy):
 
 def _shared_memory_topology(one_executor: bool, one_component: bool):
     """testDefaultResourceAwareStrategySharedMemory's topology: 10 %, 10 + 10 MB each."""
+    from core.importers.stormser import SharedMemory
     from core.ras import RasComponent, RasTopology, Request
-    from core.ras.model import SharedMemoryRequest
 
     req = Request(10.0, 10.0, 10.0)
     shared = {
-        "w-off": SharedMemoryRequest("w-off", off_heap_worker=600.0),
-        "n-off": SharedMemoryRequest("n-off", off_heap_node=700.0),
-        "w-on": SharedMemoryRequest("w-on", on_heap=400.0),
+        "w-off": SharedMemory("w-off", off_heap_worker=600.0),
+        "n-off": SharedMemory("n-off", off_heap_node=700.0),
+        "w-on": SharedMemory("w-on", on_heap=400.0),
     }
     comps = [
         RasComponent("spout", 2, req, "spout"),
