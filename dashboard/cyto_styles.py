@@ -6,20 +6,38 @@ from typing import Any
 
 from dashboard.colors import ACCENT, INK, MUTED, TRAFFIC_COLORS
 from dashboard.elements import PIE_SLICES
+from dashboard.map_geometry import MIN_NODE_W
 
 FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quoted names
 
+# Legibility: a label is drawn at font-size x zoom screen px. Every label of both graphs is
+# at least SMALL_FONT model px and the graphs never zoom out below MIN_ZOOM (their minZoom,
+# which also bounds the layouts' fit), so no label is drawn under MIN_LABEL_PX on screen: a
+# graph too large for its pane is drawn at a readable size and panned (drag, wheel), not
+# shrunk to specks (assets/graph_view.js then shows it from its top-left corner).
+# ``min-zoomed-font-size`` hides a label rather than draw it smaller.
+MIN_LABEL_PX = 12  # px on screen, the smallest text the panels draw
+MIN_ZOOM = 0.9
+SMALL_FONT = 13.5  # px, the smallest label: 13.5 x 0.9 = 12.15 px on screen at least
+LABEL_FONT = 14  # px, node and component labels
+DAG_MIN_ZOOM = MAP_MIN_ZOOM = MIN_ZOOM
+_READABLE = {"min-zoomed-font-size": MIN_LABEL_PX}
+MAP_LABEL_WIDTH = MIN_NODE_W  # px: a node's label wraps to its box's least width
+
+# Top to bottom: panes are taller than wide, and a stream's label (horizontal, 12 px high)
+# needs only rankSep of vertical room, where left to right it needed its whole width
+# (the nodes covered its ends: "huffl").
 DAG_LAYOUT: dict[str, Any] = {
     "name": "dagre",
-    "rankDir": "LR",
-    "nodeSep": 12,
-    "rankSep": 20,
-    "edgeSep": 8,
+    "rankDir": "TB",
+    "nodeSep": 18,
+    "rankSep": 36,
+    "edgeSep": 10,
     "fit": True,
-    "padding": 14,
+    "padding": 26,  # clear of the pane's label
     "animate": False,
 }
-MAP_LAYOUT: dict[str, Any] = {"name": "preset", "fit": True, "padding": 12, "animate": False}
+MAP_LAYOUT: dict[str, Any] = {"name": "preset", "fit": True, "padding": 26, "animate": False}
 
 DAG_STYLESHEET: list[dict[str, Any]] = [
     {
@@ -33,8 +51,9 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
             "text-halign": "center",
             "color": "#ffffff",
             "font-family": FONT,
-            "font-size": 12,
+            "font-size": LABEL_FONT,
             "font-weight": 600,
+            **_READABLE,
             "width": "data(w)",
             "height": "data(h)",
             "border-width": 0,
@@ -54,12 +73,12 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
             "target-arrow-shape": "triangle",
             "label": "data(label)",
             "font-family": FONT,
-            "font-size": 9,
+            "font-size": SMALL_FONT,
             "color": "#334155",
             "text-background-color": "#ffffff",
             "text-background-opacity": 0.9,
             "text-background-padding": "2px",
-            "text-rotation": "autorotate",
+            **_READABLE,
         },
     },
     {"selector": "edge.acker", "style": {"line-style": "dotted", "width": 1, "opacity": 0.5}},
@@ -89,7 +108,10 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "text-halign": "center",
                 "text-margin-y": -4,
                 "font-family": FONT,
-                "font-size": 11,
+                "font-size": LABEL_FONT,
+                "line-height": 1.2,
+                "text-max-width": f"{MAP_LABEL_WIDTH}px",  # a long line wraps at a space
+                **_READABLE,
                 "width": "data(w)",
                 "height": "data(h)",
                 "text-background-color": "#ffffff",
@@ -116,7 +138,8 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "text-halign": "center",
                 "text-margin-y": 2,
                 "font-family": FONT,
-                "font-size": 9,
+                "font-size": SMALL_FONT,
+                **_READABLE,
                 "color": MUTED,
                 "padding": "4px",
                 "width": "data(w)",
@@ -127,6 +150,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
         {
             "selector": "node.slot.idle",
             "style": {
+                "label": "",  # dashed says idle (the legend's "idle slot"); room for the others
                 "background-color": "#f1f5f9",
                 "border-style": "dashed",
                 "border-color": "#cbd5e1",
@@ -138,7 +162,8 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "shape": "ellipse",
                 "pie-size": "92%",
                 "text-valign": "center",
-                "font-size": 10,
+                "font-size": LABEL_FONT,
+                "font-weight": 700,
                 "color": INK,
                 "text-outline-color": "#ffffff",
                 "text-outline-width": 2,

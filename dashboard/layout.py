@@ -22,40 +22,23 @@ from flask import current_app, has_request_context, request
 from core.model import Scenario, validate_scenario
 from core.presets import PRESETS, preset
 from core.registry import SCHEDULERS
-from dashboard import charts, editors, ids, jobs, panels, papers, registry, scenario_bar
+from dashboard import (
+    charts,
+    cluster_view,
+    editors,
+    ids,
+    jobs,
+    panels,
+    papers,
+    registry,
+    scenario_bar,
+)
+from dashboard import glossary as page_glossary
 from dashboard.rows import scenario_rows
 from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query
 
 log = logging.getLogger(__name__)
 DEFAULT_PRESET = "wordcount"
-
-GLOSSARY = (
-    (
-        "Node",
-        "A machine (Storm: a supervisor). It offers a number of worker slots; its hardware "
-        "(cores, GHz, FLOPs per cycle, RAM) sets its processing speed and power.",
-    ),
-    (
-        "Slot / worker",
-        "A worker process (one JVM) on a node. A node offers a number of them (its slots); a "
-        "topology asks for W workers, and each scheduler decides which slots to use.",
-    ),
-    (
-        "Executor",
-        "A thread inside a worker running instances of one component. A component's "
-        "parallelism is its number of executors; the dots in a placement map are executors.",
-    ),
-    (
-        "Task",
-        "One instance of a component's code. Storm may run several tasks in one executor; "
-        "slotscope runs one task per executor, so here a task is an executor.",
-    ),
-    (
-        "Component",
-        "A spout (a source of tuples) or a bolt (an operator) of the topology DAG; "
-        "streams connect them with a grouping (shuffle, fields, ...).",
-    ),
-)
 
 
 def facts(scenario: Scenario) -> str:
@@ -101,20 +84,20 @@ def topbar(scenario: Scenario, name: str) -> html.Header:
                 className="topbar-link",
                 title="Every paper claim beside slotscope's figure",
             ),
+            html.A(
+                "Cluster",
+                href=f"#{cluster_view.SECTION}",
+                className="topbar-link",
+                title="A topology set on a large cluster: one cell per node, by rack",
+            ),
             html.A("Glossary", href="#glossary", className="topbar-link"),
         ],
     )
 
 
 def glossary() -> html.Section:
-    return html.Section(
-        id="glossary",
-        className="card glossary",
-        children=[
-            html.H2("Glossary"),
-            html.Dl([part for term, text in GLOSSARY for part in (html.Dt(term), html.Dd(text))]),
-        ],
-    )
+    """Every term and figure of the page (:mod:`dashboard.glossary`)."""
+    return page_glossary.section()
 
 
 def requested_view() -> tuple[str, list[str], bool]:
@@ -252,10 +235,12 @@ def serve() -> html.Div:
                         scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"
                     ),
                     scenario_bar.layout(name, selected, params, rate),
-                    editors.layout(scenario_rows(scenario), scenario),
+                    # the placements come before the editors: the first screen shows one
                     panels.layout(data, selected, params, rate),
+                    editors.layout(scenario_rows(scenario), scenario),
                     charts.layout(),
                     papers.layout(),
+                    cluster_view.layout(),
                     glossary(),
                 ],
             ),

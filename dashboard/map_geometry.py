@@ -13,14 +13,17 @@ from core.model import Scenario
 
 DOT = 14  # px between executor dot centres
 DOT_SIZE = 10.0  # px: an executor dot's diameter when its slot holds no more than its share
-SLOT_GAP = 22  # px between slot boxes, room for the slot label
-NODE_GAP_X = 40  # px between node boxes side by side
-NODE_GAP_Y = 80  # px between rows of node boxes: room for the two-line node label
-NODE_PAD = 14  # px between a node's box and its slot boxes (with their 4 px padding)
-SLOT_LABEL_H = 12  # px under a slot box for its label
-MAP_ASPECT = 1.65  # width / height of the map pane the layout fills
+# Sized for labels of 13.5-14 px at zoom 1 (``cyto_styles.MIN_LABEL_PX``): the map is fitted
+# to its pane but never zoomed out below 1, so these gaps set how much of a cluster a pane
+# shows at once; tighter gaps show more of it, at the same legible size.
+SLOT_GAP = 16  # px between slot boxes, room for the slot label ("slot 3", 13.5 px)
+NODE_GAP_X = 24  # px between node boxes side by side
+NODE_GAP_Y = 64  # px between rows of node boxes: room for a three-line node label (14 px)
+NODE_PAD = 12  # px between a node's box and its slot boxes (with their 4 px padding)
+SLOT_LABEL_H = 20  # px under a slot box for its label
+MAP_ASPECT = 1.6  # width / height of the map pane the layout fills
 SLOTS_IN_A_ROW = 6  # nodes with up to this many slots show them in one row
-MIN_NODE_W = 210  # px: a node box is at least as wide as its label
+MIN_NODE_W = 250  # px: a node box is at least as wide as its label's lines (at 14 px)
 
 
 def _grid_shape(count: int, aspect: float) -> tuple[int, int]:
@@ -73,7 +76,10 @@ def map_geometry(scenario: Scenario) -> MapGeometry:
     else:
         slot_cols = best_columns(widest, slot_w + SLOT_GAP, slot_h + SLOT_GAP, aspect=2.5)
     node_w = max(slot_cols * (slot_w + SLOT_GAP), MIN_NODE_W)
-    node_h = math.ceil(widest / slot_cols) * (slot_h + SLOT_GAP)
+    # a node box's height at most (its slots' labels too): the rows' pitch is this + NODE_GAP_Y
+    node_h = (
+        math.ceil(widest / slot_cols) * (slot_h + SLOT_GAP) - SLOT_GAP + SLOT_LABEL_H + 2 * NODE_PAD
+    )
     node_cols = best_columns(len(nodes), node_w + NODE_GAP_X, node_h + NODE_GAP_Y)
     return MapGeometry(slot_w, slot_h, slot_cols, node_w, node_h, node_cols)
 
@@ -105,7 +111,7 @@ def node_box(
     ``labelled``: the box a compound node would draw around them.
 
     >>> node_box(3, 0, 0, MapGeometry(28, 14, 2, 210, 72, 1))
-    (216, 78, {'x': 39.0, 'y': 25.0})
+    (218, 68, {'x': 36.0, 'y': 22.0})
     """
     rows = max(1, math.ceil(slots / geo.slot_cols))
     inner_h = rows * (geo.slot_h + SLOT_GAP) - SLOT_GAP + (SLOT_LABEL_H if labelled else 0)

@@ -25,6 +25,8 @@ from dashboard.elements import (
     PIE_SLICES,
     aggregated,
     executor_element_id,
+    node_agg_element_id,
+    node_level,
     pie_slices,
     slot_element_id,
 )
@@ -48,8 +50,9 @@ def panel_stylesheet(
     ev = evaluate(*key)
     slices = pie_slices(len(ev.graph.order)) if ev.graph is not None else PIE_SLICES
     placement = ev.schedule.placement() if ev.schedule is not None else {}
+    nodes = scenario_of(text).cluster.nodes
     return map_stylesheet(show_all_edges, slices) + outlines(
-        compared, scheduler, placement, len(scenario_of(text).cluster.nodes)
+        compared, scheduler, placement, len(nodes), sum(n.slots for n in nodes)
     )
 
 
@@ -58,20 +61,32 @@ def outlines(
     scheduler: str,
     placement: Mapping[str, tuple[str, int]],
     nodes: int,
+    slots: int = 0,
 ) -> list[dict[str, Any]]:
-    """The compared pair's moved executors outlined in one scheduler's map: their dots, or
-    on an aggregated map the slots that hold them.
+    """The compared pair's moved executors outlined in one scheduler's map: their dots, on
+    an aggregated map the slots that hold them, and on a map of one pie per node (a
+    cluster of ``slots`` slots, :func:`dashboard.elements.node_level`) the nodes' pies.
 
     >>> pair = {"pair": ["a", "b"], "moved_node": ["x#0"], "moved_slot": []}
     >>> [s["selector"] for s in outlines(pair, "a", {"x#0": ("n1", 0)}, 2)]
     ['node[id ^= "ex:x#0@"]']
     >>> [s["selector"] for s in outlines(pair, "a", {"x#0": ("n1", 0)}, 40)]
     ['node[id = "slot:n1:0"]']
+    >>> [s["selector"] for s in outlines(pair, "a", {"x#0": ("n1", 0)}, 40, slots=4_000)]
+    ['node[id = "nodeagg:n1"]']
     >>> outlines(pair, "c", {"x#0": ("n1", 0)}, 2)
     []
     """
     if not compared or scheduler not in compared.get("pair", ()):
         return []
+    if node_level(slots):  # a moved executor rings its node's pie (solid wins over dashed)
+        solid = {
+            node_agg_element_id(placement[e][0]) for e in compared["moved_node"] if e in placement
+        }
+        dashed = {
+            node_agg_element_id(placement[e][0]) for e in compared["moved_slot"] if e in placement
+        }
+        return moved_styles(sorted(solid), sorted(dashed - solid), exact=True)
     if aggregated(len(placement), nodes):
         return moved_styles(
             *(

@@ -22,14 +22,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_cytoscape as cyto
-from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.registry import SCHEDULERS
 from dashboard import compare, ids, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
-from dashboard.cyto_styles import DAG_STYLESHEET, map_stylesheet
+from dashboard.cyto_styles import DAG_MIN_ZOOM, DAG_STYLESHEET, MAP_MIN_ZOOM, map_stylesheet
 from dashboard.jobs import (
     QUEUED,
     REFUSED,
@@ -161,7 +161,7 @@ def frame(
                         layout=dag_layout,
                         stylesheet=DAG_STYLESHEET,
                         className="cyto cyto-dag",
-                        minZoom=0.3,
+                        minZoom=DAG_MIN_ZOOM,  # labels never drawn under 12 px
                         maxZoom=2.5,
                         autoungrabify=True,
                         boxSelectionEnabled=False,
@@ -180,7 +180,7 @@ def frame(
                         layout=map_layout,
                         stylesheet=stylesheet or map_stylesheet(),
                         className="cyto cyto-map",
-                        minZoom=0.1,
+                        minZoom=MAP_MIN_ZOOM,
                         maxZoom=4,
                         autoungrabify=True,
                         boxSelectionEnabled=False,
@@ -432,22 +432,4 @@ def drill_text(tapped: Mapping[str, Any] | None) -> str:
     return f"{where} holds {count} executors: {', '.join(members)}{more}"
 
 
-@callback(
-    Output({"type": ids.DAG_TYPE, "sched": MATCH}, "generateImage"),
-    Output({"type": ids.MAP_TYPE, "sched": MATCH}, "generateImage"),
-    Input({"type": ids.EXPORT_TYPE, "sched": MATCH, "graph": ALL, "fmt": ALL}, "n_clicks"),
-    prevent_initial_call=True,
-)
-def export_image(clicks):
-    """Download a panel's graph as PNG or SVG (generated in the browser)."""
-    target = ctx.triggered_id
-    if not target or not any(clicks):
-        raise PreventUpdate
-    options = {"full": True, "bg": "#ffffff"} | ({"scale": 2} if target["fmt"] == "png" else {})
-    request = {
-        "type": target["fmt"],
-        "action": "download",
-        "options": options,
-        "filename": f"slotscope-{target['sched']}-{target['graph']}",
-    }
-    return (request, no_update) if target["graph"] == "dag" else (no_update, request)
+# A panel's export menu is answered by dashboard.export (caption, legend, figures).

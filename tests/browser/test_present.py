@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from browser.duo_helpers import wait_until
+from browser.test_legibility import SIZES, load, small_graph_labels
 from core.presets import PRESETS
 from dashboard import ids
 
@@ -31,3 +32,47 @@ def test_presentation_shows_one_pair_and_arrows_step_through_presets(page):
     page.find_element("body").send_keys("\ue00c")  # Escape leaves the presentation
     wait_until(lambda: "present=" not in page.driver.current_url)
     wait_until(lambda: page.find_element(f"#{ids.PRESET}").is_displayed())
+
+
+# Visible elements of the page that run past the viewport, or whose text ends in "...":
+# [kind, tag.class, text].
+OVERFLOWS_JS = """
+var out = [], W = window.innerWidth, H = window.innerHeight;
+document.querySelectorAll('.page *').forEach(function (el) {
+  var r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0 || el.closest('.cyto')) { return; }
+  var what = el.tagName + '.' + el.className, text = (el.textContent || '').trim().slice(0, 30);
+  if (r.bottom > H + 1 || r.right > W + 1 || r.left < -1) { out.push(['outside', what, text]); }
+  if (getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1) {
+    out.push(['ellipsis', what, text]);
+  }
+});
+var d = document.documentElement;
+if (d.scrollHeight > H + 1 || d.scrollWidth > W + 1) {
+  out.push(['scrolls', d.scrollWidth, d.scrollHeight]);
+}
+return out;
+"""
+
+
+@pytest.fixture
+def served(dash_duo):
+    from dashboard.app import app
+
+    dash_duo.start_server(app)
+    return dash_duo
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_presentation_fits_the_screen_whole_and_legible(served, width, height):
+    """No scrolling, nothing past the screen's edges, no value cut to "executor s...", and
+    the pair's maps drawn with every label at 12 px or more."""
+    load(served, "?preset=wordcount&present=even,lf", width, height)
+    wait_until(lambda: "lf places" in served.find_element(f"#{ids.COMPARE_RESULT}").text)
+    assert served.driver.execute_script(OVERFLOWS_JS) == []
+    assert small_graph_labels(served) == []
+    maps = served.driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('.cyto-map'), function (m) {"
+        " var r = m.getBoundingClientRect(); return [r.height, m._cyreg.cy.zoom()]; })"
+    )
+    assert len(maps) == 2 and all(h >= 300 and zoom >= 1 for h, zoom in maps), maps
