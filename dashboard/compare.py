@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dash import Input, Output, callback, dcc, html
+from dash import Input, Output, State, callback, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.metrics import PlacementChanges, placement_changes
@@ -20,13 +20,13 @@ from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
 from dashboard.jobs import panel_ready
 from dashboard.ranking import FIGURES, Standing, standing
+from dashboard.view_state import default_pair, follow_selection
 
 
 def controls(selected: Sequence[str]) -> html.Div:
     """The pair pickers (first two selected schedulers by default) and the result area."""
-    options = [{"label": s, "value": s} for s in SCHEDULERS]
-    first = selected[0] if selected else None
-    second = selected[1] if len(selected) > 1 else None
+    options = picker_options(selected)
+    first, second = default_pair(selected)
     return html.Div(
         className="compare",
         children=[
@@ -37,6 +37,35 @@ def controls(selected: Sequence[str]) -> html.Div:
             html.Div(id=ids.COMPARE_RESULT, className="compare-result"),
             dcc.Store(id=ids.COMPARE_STORE),
         ],
+    )
+
+
+def picker_options(selected: Sequence[str]) -> list[dict[str, str]]:
+    """The pickers offer the selected schedulers only."""
+    return [{"label": s, "value": s} for s in selected if s in SCHEDULERS]
+
+
+@callback(
+    Output(ids.COMPARE_A, "options"),
+    Output(ids.COMPARE_B, "options"),
+    Output(ids.COMPARE_A, "value", allow_duplicate=True),
+    Output(ids.COMPARE_B, "value", allow_duplicate=True),
+    Input(ids.SCHEDULERS, "value"),
+    State(ids.COMPARE_A, "value"),
+    State(ids.COMPARE_B, "value"),
+    prevent_initial_call=True,
+)
+def follow_schedulers(selected, a, b):
+    """The pickers follow the selection: a deselected scheduler leaves them (its place goes
+    to the first selected one not picked)."""
+    chosen = [s for s in selected or [] if s in SCHEDULERS]
+    options = picker_options(chosen)
+    pair = follow_selection(chosen, (a, b))
+    return (
+        options,
+        options,
+        pair[0] if pair[0] != a else no_update,
+        pair[1] if pair[1] != b else no_update,
     )
 
 

@@ -16,6 +16,7 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from core.model import GROUPINGS, Scenario, ScenarioError
 from dashboard import ids
+from dashboard.glossary import FLOPS_FORMATTER, FLOPS_HEADER, FLOPS_TOOLTIP, SPEED_TOOLTIP
 from dashboard.rows import (
     COMPONENTS,
     ERROR_PREFIX,
@@ -48,7 +49,7 @@ HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
         ("sockets", "Sockets", "number"),
         ("cores", "Cores", "number"),
         ("ghz", "GHz", "number"),
-        ("flops_per_cycle", "FLOPs/cyc", "number"),
+        ("flops_per_cycle", FLOPS_HEADER, "number"),
         ("ram_gb", "RAM GB", "number"),
         ("slots", "Slots", "number"),
         ("rack", "Rack", "text"),
@@ -65,11 +66,7 @@ HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     STREAMS: (("from", "From", "text"), ("to", "To", "text"), ("grouping", "Grouping", "text")),
 }
 DERIVED_COLUMNS = (
-    (
-        "processing_speed",
-        "Speed",
-        "GFLOP/s = sockets × cores × GHz × FLOPs/cycle (TOP-Storm Eq. 1)",
-    ),
+    ("processing_speed", "Speed", SPEED_TOOLTIP),
     ("computation_power", "Power", "0.8 × speed + 0.2 × RAM GB (TOP-Storm Eq. 2, α = 0.8)"),
 )
 
@@ -88,6 +85,8 @@ def column_defs(grid: str) -> list[dict[str, Any]]:
         }
         if field == "id":
             col.update(pinned="left", minWidth=96)
+        if field == "flops_per_cycle":  # TOP-Storm's Table 4 puts BogoMIPS here: say so
+            col.update(headerTooltip=FLOPS_TOOLTIP, valueFormatter=FLOPS_FORMATTER, minWidth=120)
         if field == "grouping":
             col.update(
                 cellEditor="agSelectCellEditor", cellEditorParams={"values": list(GROUPINGS)}
@@ -165,7 +164,6 @@ def layout(rows: Mapping[str, list[dict[str, Any]]], scenario: Scenario) -> html
                 dcc.Input(
                     id=ids.WORKERS,
                     type="number",
-                    min=1,
                     step=1,
                     value=topo.workers,
                     debounce=True,
@@ -181,7 +179,6 @@ def layout(rows: Mapping[str, list[dict[str, Any]]], scenario: Scenario) -> html
                 dcc.Input(
                     id=ids.ACKERS,
                     type="number",
-                    min=0,
                     step=1,
                     value=topo.ackers,
                     debounce=True,
@@ -190,6 +187,8 @@ def layout(rows: Mapping[str, list[dict[str, Any]]], scenario: Scenario) -> html
             ],
             title="Storm's __acker executors, fed by every component",
         ),
+        # no min on W and ackers: the browser would send 0 as empty (W: one per node)
+        html.Div(id=ids.TOPOLOGY_MESSAGE, className="field-message", role="alert"),
     ]
     return html.Details(
         open=True,
@@ -228,6 +227,23 @@ def layout(rows: Mapping[str, list[dict[str, Any]]], scenario: Scenario) -> html
     )
 
 
+TOPOLOGY_FIELDS = {"topology.workers": "workers", "topology.ackers": "ackers"}
+
+
+def topology_feedback(err: ScenarioError | None) -> tuple[Any, str, str]:
+    """The message at W and ackers, and their classes, for a validation error (or None).
+
+    >>> topology_feedback(ScenarioError("topology.workers", "too few"))[1:]
+    ('small-input invalid', 'small-input')
+    """
+    wrong = TOPOLOGY_FIELDS.get(err.path) if err is not None else None
+    classes = {
+        f: "small-input invalid" if f == wrong else "small-input" for f in ("workers", "ackers")
+    }
+    message = html.Span(str(err), className="error") if wrong else ""
+    return message, classes["workers"], classes["ackers"]
+
+
 def _changed(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> Any:
     return new if new != old else no_update
 
@@ -250,6 +266,11 @@ def error_banner(cell: CellError) -> html.Div:
         "scenario": Output(ids.SCENARIO_STORE, "data"),
         "rows": {g: Output(GRID_IDS[g], "rowData", allow_duplicate=True) for g in GRIDS},
         "message": Output(ids.EDIT_MESSAGE, "children"),
+        "at_topology": (
+            Output(ids.TOPOLOGY_MESSAGE, "children"),
+            Output(ids.WORKERS, "className"),
+            Output(ids.ACKERS, "className"),
+        ),
     },
     inputs={
         "edits": [Input(GRID_IDS[g], "cellValueChanged") for g in GRIDS],
@@ -272,6 +293,7 @@ def apply_edits(edits, rows, workers, ackers, base, current):
             "scenario": no_update,
             "rows": {g: _changed(mark(rows[g], cell, g), rows[g]) for g in GRIDS},
             "message": error_banner(cell),
+            "at_topology": topology_feedback(err),
         }
     fresh = {g: clear_marks(rows[g]) for g in GRIDS}
     fresh[NODES] = [with_derived(r) for r in fresh[NODES]]
@@ -280,6 +302,7 @@ def apply_edits(edits, rows, workers, ackers, base, current):
         "scenario": data if data != current else no_update,
         "rows": {g: _changed(fresh[g], rows[g]) for g in GRIDS},
         "message": "",
+        "at_topology": topology_feedback(None),
     }
 
 

@@ -25,6 +25,12 @@ SCENARIO_DESCRIPTION = "scenario-description"
 SCENARIO_FACTS = "scenario-facts"
 IMPORT_UPLOAD = "import-upload"  # Storm UI / Flink plan files (dashboard/importer.py)
 IMPORT_REPORT = "import-report"
+RATE_MESSAGE = "rate-message"  # why the offered rate typed is not applied
+PARAM_MESSAGE_TYPE = "param-message"  # one per parameter input: why its value is refused
+LOADED_STORE = "loaded-scenario"  # the preset box value whose scenario the editors hold
+VIEW_STORE = "view-link"  # the URL query of the view on screen (dashboard/view_state.py)
+VIEW_SYNC = "view-sync"  # written by the script that puts VIEW_STORE's query in the URL
+LINK_NOTE = "link-note"  # why a link keeps only part of the view, when it does
 
 # scenario state: the loaded scenario and the last valid edited one
 BASE_STORE = "base-scenario"
@@ -38,6 +44,7 @@ ROW_OP_TYPE = "row-op"
 WORKERS = "workers"
 ACKERS = "ackers"
 EDIT_MESSAGE = "edit-message"
+TOPOLOGY_MESSAGE = "topology-message"  # at W and ackers: why their value is refused
 
 # placement panels
 PANELS = "panels"
@@ -67,6 +74,7 @@ TUPLES = "tuples"
 PROGRESS_BAR = "progress-bar"
 PROGRESS_LABEL = "progress-label"
 SIM_MESSAGE = "sim-message"
+SETTINGS_MESSAGE = "sim-settings-message"  # at replicas and tuples: why a value is refused
 POLL = "poll"
 JOB_STORE = "job"
 RESULTS_STORE = "results"
@@ -129,6 +137,10 @@ def export_id(scheduler: str, graph: str, fmt: str) -> dict[str, str]:
 
 def param_id(scheduler: str, name: str) -> dict[str, str]:
     return {"type": PARAM_TYPE, "sched": scheduler, "name": name}
+
+
+def param_message_id(scheduler: str, name: str) -> dict[str, str]:
+    return {"type": PARAM_MESSAGE_TYPE, "sched": scheduler, "name": name}
 
 
 def row_op_id(grid: str, op: str) -> dict[str, str]:

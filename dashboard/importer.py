@@ -17,7 +17,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from core.importers import import_documents, parse_document
 from core.model import ScenarioError
-from dashboard import ids
+from dashboard import ids, view_state
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import (
     UPLOAD_GUARD_BYTES,
@@ -100,21 +100,32 @@ def report(imported, filenames: list[str]) -> html.Div:
     Output(ids.WORKERS, "value", allow_duplicate=True),
     Output(ids.ACKERS, "value", allow_duplicate=True),
     Output(ids.RATE, "value", allow_duplicate=True),
+    Output(ids.PRESET, "value", allow_duplicate=True),
+    Output(ids.PRESET, "options", allow_duplicate=True),
+    Output(ids.LOADED_STORE, "data", allow_duplicate=True),
     Output(ids.BAR_MESSAGE, "children", allow_duplicate=True),
     Input(ids.IMPORT_UPLOAD, "contents"),
     State(ids.IMPORT_UPLOAD, "filename"),
     prevent_initial_call=True,
 )
 def import_topology(contents, filenames):
-    """Imported files become the scenario in the editors; a refusal keeps the current one."""
+    """Imported files become the scenario in the editors, and the preset box says
+    ``imported: NAME``; a refusal keeps the current one."""
     try:
         imported = import_uploads(contents, filenames)
         check_dashboard_size(imported.scenario)
     except ScenarioError as err:
         refused = html.Span(["Import refused — ", str(err)], className="error")
-        return (no_update,) * 7 + (refused,)
+        return (no_update,) * 10 + (refused,)
     except Exception as err:  # whatever the files hold, a message and the scenario kept
         log.exception("import of %s failed", filenames)
         why = f"could not be read ({type(err).__name__})"
-        return (no_update,) * 7 + (html.Span(["Import refused — ", why], className="error"),)
-    return (*scenario_outputs(imported.scenario), report(imported, list(filenames or [])))
+        return (no_update,) * 10 + (html.Span(["Import refused — ", why], className="error"),)
+    loaded = view_state.loaded_value("imported", imported.scenario.name)
+    return (
+        *scenario_outputs(imported.scenario),
+        loaded,
+        view_state.preset_options(loaded),
+        loaded,
+        report(imported, list(filenames or [])),
+    )

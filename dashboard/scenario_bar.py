@@ -1,14 +1,17 @@
 """The scenario bar: preset, upload and download, offered rate, schedulers and their parameters.
 
-Callbacks: keep the URL and the picker in step; load a preset or an upload
-into the editors; download the scenario in force; show each selected
-scheduler's parameters and keep the last valid values.
+Callbacks: restore the view a link names and keep the URL on the view on
+screen (:mod:`dashboard.view_state`); load a preset or an upload into the
+editors, the preset box naming what is loaded; download the scenario in force;
+show each selected scheduler's parameters and keep the last valid values. A
+refused rate or parameter is named at its own input until it is fixed.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dash import (
@@ -23,21 +26,16 @@ from dash import (
     html,
     no_update,
 )
+from dash.exceptions import PreventUpdate
 
-from core.model import ScenarioError
+from core.model import ScenarioError, validate_scenario
 from core.presets import PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
-from core.settings import MAX_SCENARIO_BYTES
-from dashboard import ids, importer, registry, simulate
+from core.settings import MAX_SCENARIO_BYTES, SettingsError, check_rate
+from dashboard import ids, importer, registry, simulate, view_state
 from dashboard.jobs import WEB_CAPS
 from dashboard.rows import scenario_outputs
-from dashboard.transfer import (
-    UPLOAD_GUARD_BYTES,
-    build_query,
-    decode_upload,
-    parse_query,
-    scenario_download,
-)
+from dashboard.transfer import UPLOAD_GUARD_BYTES, decode_upload, scenario_download
 
 log = logging.getLogger(__name__)
 
@@ -106,17 +104,21 @@ def _param_input(sid: str, param: Any, value: Any) -> html.Div:
             type="number",
             value=value,
             debounce=True,
-            min=param.minimum,
-            max=WEB_CAPS.get(sid, {}).get(param.name, param.maximum),
             step=1 if param.kind is int else "any",
             className="param-input",
-        )
+        )  # no min/max: the browser would send an out-of-range value as empty, unexplained
     else:
         control = dcc.Input(
             id=pid, type="text", value=value, debounce=True, className="param-input"
         )
     return html.Div(
-        [html.Label(param.name, title=param.description), control],
+        [
+            html.Label(param.name, title=param.description),
+            control,
+            html.Div(
+                id=ids.param_message_id(sid, param.name), className="field-message", role="alert"
+            ),
+        ],
         className="param",
         title=param.description,
     )
@@ -164,10 +166,7 @@ def layout(
                                     id=ids.PRESET,
                                     value=preset_name,
                                     clearable=False,
-                                    options=[
-                                        {"label": name, "value": name, "title": desc}
-                                        for name, (desc, _) in PRESETS.items()
-                                    ],
+                                    options=view_state.preset_options(preset_name),
                                 ),
                                 "field-preset",
                             ),
@@ -202,13 +201,22 @@ def layout(
                             ),
                             _field(
                                 "Offered rate (tuples/s per spout)",
-                                dcc.Input(
-                                    id=ids.RATE,
-                                    type="number",
-                                    min=1,
-                                    value=rate,
-                                    debounce=True,
-                                    className="rate-input",
+                                html.Div(
+                                    [
+                                        # no min: the browser would send 0 or -100 as empty
+                                        dcc.Input(
+                                            id=ids.RATE,
+                                            type="number",
+                                            value=rate,
+                                            debounce=True,
+                                            className="rate-input",
+                                        ),
+                                        html.Div(
+                                            id=ids.RATE_MESSAGE,
+                                            className="field-message",
+                                            role="alert",
+                                        ),
+                                    ]
                                 ),
                             ),
                         ],
@@ -242,6 +250,10 @@ def layout(
                         ],
                     ),
                     html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
+                    html.Div(id=ids.LINK_NOTE, className="message muted", role="status"),
+                    dcc.Store(id=ids.LOADED_STORE, data=preset_name),
+                    dcc.Store(id=ids.VIEW_STORE),
+                    html.Div(id=ids.VIEW_SYNC, hidden=True),
                 ],
             ),
             simulate.controls(),
@@ -249,27 +261,9 @@ def layout(
     )
 
 
-@callback(
-    Output(ids.URL, "search"),
-    Output(ids.PRESET, "value"),
-    Output(ids.SCHEDULERS, "value"),
-    Input(ids.URL, "search"),
-    Input(ids.PRESET, "value"),
-    Input(ids.SCHEDULERS, "value"),
-)
-def sync_url(search, preset_name, selected):
-    """The URL names the preset and the schedulers: read it on arrival, write it on change."""
-    if ctx.triggered_id in (None, ids.URL) and search:
-        want_preset, want_schedulers = parse_query(search, PRESETS, SCHEDULERS)
-        return (
-            no_update,
-            want_preset if want_preset and want_preset != preset_name else no_update,
-            want_schedulers
-            if want_schedulers is not None and want_schedulers != selected
-            else no_update,
-        )
-    query = build_query(preset_name, selected or [])
-    return (query if query != search else no_update), no_update, no_update
+def box_outputs(loaded: str) -> tuple[str, list[dict[str, Any]], str]:
+    """The preset box's value and options, and the loaded marker, for what is loaded."""
+    return loaded, view_state.preset_options(loaded), loaded
 
 
 @callback(
@@ -280,17 +274,32 @@ def sync_url(search, preset_name, selected):
     Output(ids.WORKERS, "value"),
     Output(ids.ACKERS, "value"),
     Output(ids.RATE, "value"),
+    Output(ids.PRESET, "value", allow_duplicate=True),
+    Output(ids.PRESET, "options", allow_duplicate=True),
+    Output(ids.LOADED_STORE, "data", allow_duplicate=True),
     Output(ids.BAR_MESSAGE, "children"),
     Input(ids.PRESET, "value"),
     Input(ids.UPLOAD, "contents"),
     State(ids.UPLOAD, "filename"),
+    State(ids.LOADED_STORE, "data"),
     prevent_initial_call=True,
 )
-def load_scenario(preset_name, contents, filename):
-    """A preset or an uploaded file becomes the scenario in the editors (never executed)."""
+def load_scenario(preset_name, contents, filename, loaded=None):
+    """A preset or an uploaded file becomes the scenario in the editors (never executed).
+
+    The preset box then names what is loaded (``file: NAME`` for an upload). A box
+    value whose scenario the editors already hold (a restored link, an import) loads
+    nothing.
+    """
     if ctx.triggered_id == ids.UPLOAD:
-        return upload_outputs(contents, filename)
-    return (*scenario_outputs(preset(preset_name)), "")
+        out = upload_outputs(contents, filename)
+        if out[0] is no_update:
+            return (*out[:7], no_update, no_update, no_update, out[7])
+        box = box_outputs(view_state.loaded_value("uploaded", out[0].get("name") or "scenario"))
+        return (*out[:7], *box, out[7])
+    if preset_name not in PRESETS or preset_name == loaded:
+        return (no_update,) * 11
+    return (*scenario_outputs(preset(preset_name)), *box_outputs(preset_name), "")
 
 
 def upload_outputs(contents: str | None, filename: str | None) -> tuple[Any, ...]:
@@ -371,16 +380,10 @@ def show_params(selected, stored):
     return params_area(selected or [], registry.params_for(selected or [], stored))
 
 
-@callback(
-    Output(ids.PARAMS_STORE, "data"),
-    Output(ids.PARAMS_MESSAGE, "children"),
-    Input({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "value"),
-    State({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "id"),
-    State(ids.PARAMS_STORE, "data"),
-    prevent_initial_call=True,
-)
-def apply_params(values, param_ids, stored):
-    """Valid values replace the stored ones; an invalid one is named and the old value kept."""
+def param_errors(
+    values: Sequence[Any], param_ids: Sequence[Mapping[str, str]], stored: Mapping[str, Any] | None
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The stored parameters with every valid value applied, and per input its error ("")."""
     params = {s: dict(v) for s, v in (stored or {}).items()}
     errors = []
     for pid, value in zip(param_ids, values, strict=True):
@@ -388,11 +391,250 @@ def apply_params(values, param_ids, stored):
             params.setdefault(pid["sched"], {})[pid["name"]] = web_param(
                 pid["sched"], pid["name"], value
             )
+            errors.append("")
         except SchedulerError as err:
-            errors.append(str(err))
+            errors.append(f"{err} — the previous value stays in force.")
+    return params, errors
+
+
+def apply_params(values, param_ids, stored):
+    """Valid values replace the stored ones; an invalid one is named and the old value kept."""
+    params, errors = param_errors(values, param_ids, stored)
+    wrong = [e.removesuffix(" — the previous value stays in force.") for e in errors if e]
     message = (
-        html.Span("; ".join(errors) + " — the previous value stays in force.", className="error")
-        if errors
+        html.Span("; ".join(wrong) + " — the previous value stays in force.", className="error")
+        if wrong
         else ""
     )
     return (params if params != stored else no_update), message
+
+
+@callback(
+    Output(ids.PARAMS_STORE, "data"),
+    Output(ids.PARAMS_MESSAGE, "children"),
+    Output({"type": ids.PARAM_MESSAGE_TYPE, "sched": ALL, "name": ALL}, "children"),
+    Input({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "value"),
+    State({"type": ids.PARAM_TYPE, "sched": ALL, "name": ALL}, "id"),
+    State({"type": ids.PARAM_MESSAGE_TYPE, "sched": ALL, "name": ALL}, "id"),
+    State(ids.PARAMS_STORE, "data"),
+    prevent_initial_call=True,
+)
+def params_changed(values, param_ids, message_ids, stored):
+    """Apply the parameters; each refused value is named at its own input."""
+    params, message = apply_params(values, param_ids, stored)
+    _, errors = param_errors(values, param_ids, stored)
+    by_id = {(p["sched"], p["name"]): e for p, e in zip(param_ids, errors, strict=True)}
+    at_fields = [
+        html.Span(by_id.get((m["sched"], m["name"]), ""), className="error")
+        if by_id.get((m["sched"], m["name"]))
+        else ""
+        for m in message_ids
+    ]
+    return params, message, at_fields
+
+
+def rate_feedback(rate: Any) -> tuple[str, str]:
+    """The message at the rate field and its class: empty and plain when the rate is valid.
+
+    >>> rate_feedback(-100)[0].split(" — ")[0]
+    'Offered rate: -100 is not a positive number of tuples/s'
+    """
+    try:
+        check_rate(rate)
+    except SettingsError as err:
+        text = f"Offered rate: {err.message} — the placements keep the last valid rate."
+        return text, "rate-input invalid"
+    return "", "rate-input"
+
+
+@callback(
+    Output(ids.RATE_MESSAGE, "children"),
+    Output(ids.RATE, "className"),
+    Input(ids.RATE, "value"),
+)
+def show_rate_feedback(rate):
+    message, css = rate_feedback(rate)
+    return (html.Span(message, className="error") if message else ""), css
+
+
+@dataclass(frozen=True)
+class OnScreen:
+    """What the page shows now, as the restore of a link compares it."""
+
+    loaded: str | None
+    schedulers: list[str]
+    rate: Any
+    scenario: dict[str, Any] | None
+    params: dict[str, dict[str, Any]]
+    compare: tuple[str | None, str | None]
+    whatif: str | None
+
+
+def requested_view(search: str | None, shown: OnScreen) -> tuple[view_state.View | None, str]:
+    """The view a URL query asks for (None: nothing to change) and, when part of it cannot
+    be had, a message saying which."""
+    req = view_state.read_query(search)
+    notes = []
+    asked = view_state.asked_view_id(search)
+    if req.view:
+        try:
+            return view_state.store().load(req.view), ""
+        except view_state.ViewError as err:
+            notes.append(f"The link's view is not restored: {err}.")
+    elif asked is not None:
+        notes.append(f"The link's view is not restored: '{asked[:40]}' is not a view id.")
+    if req.bad_rate is not None:
+        notes.append(f"The link's rate '{req.bad_rate[:40]}' is not a positive number: ignored.")
+    if req.preset is None and req.schedulers is None and req.rate is None:
+        return None, " ".join(notes)
+    loaded = req.preset or shown.loaded or next(iter(PRESETS))
+    fresh = loaded != shown.loaded
+    scenario = view_state.base_scenario(loaded) if fresh else shown.scenario
+    schedulers = req.schedulers if req.schedulers is not None else shown.schedulers
+    rate = req.rate or ((scenario or {}).get("workload", {}).get("rate") if fresh else shown.rate)
+    pair = view_state.follow_selection(schedulers, shown.compare)
+    try:
+        view = view_state.view_of(
+            loaded, scenario, rate, schedulers, shown.params, pair, shown.whatif
+        )
+    except view_state.ViewError as err:
+        return None, " ".join([*notes, f"The link is not applied: {err}."])
+    return view, " ".join(notes)
+
+
+RESTORED = (
+    "base",
+    "nodes",
+    "components",
+    "streams",
+    "workers",
+    "ackers",
+    "rate",
+    "preset",
+    "options",
+    "loaded",
+    "schedulers",
+    "params",
+    "params_area",
+    "compare_a",
+    "compare_b",
+    "whatif",
+    "message",
+)
+
+
+def restore_outputs(view: view_state.View | None, shown: OnScreen, message: str) -> dict[str, Any]:
+    """What restoring ``view`` changes on the page (``no_update`` for what already matches)."""
+    out: dict[str, Any] = dict.fromkeys(RESTORED, no_update)
+    if message:
+        out["message"] = html.Span(message, className="error")
+    if view is None:
+        return out
+    scenario = view.scenario or view_state.base_scenario(view.loaded)
+    if scenario != shown.scenario:
+        loaded = scenario_outputs(validate_scenario(scenario))
+        for key, value in zip(RESTORED[:6], loaded[:6], strict=True):
+            out[key] = value
+    if view.loaded != shown.loaded or out["base"] is not no_update:
+        out["preset"], out["options"], out["loaded"] = box_outputs(view.loaded)
+    if view.rate != shown.rate:
+        out["rate"] = view.rate
+    schedulers = list(view.schedulers)
+    if schedulers != shown.schedulers:
+        out["schedulers"] = schedulers
+    params = registry.params_for(schedulers, view.params)
+    if params != registry.params_for(schedulers, shown.params):
+        out["params"] = params
+        out["params_area"] = params_area(schedulers, params)
+    if view.compare != shown.compare:
+        out["compare_a"], out["compare_b"] = view.compare
+    if view.whatif != shown.whatif:
+        out["whatif"] = view.whatif
+    return out
+
+
+@callback(
+    output={
+        "base": Output(ids.BASE_STORE, "data", allow_duplicate=True),
+        "nodes": Output(ids.NODES_GRID, "rowData", allow_duplicate=True),
+        "components": Output(ids.COMPONENTS_GRID, "rowData", allow_duplicate=True),
+        "streams": Output(ids.STREAMS_GRID, "rowData", allow_duplicate=True),
+        "workers": Output(ids.WORKERS, "value", allow_duplicate=True),
+        "ackers": Output(ids.ACKERS, "value", allow_duplicate=True),
+        "rate": Output(ids.RATE, "value", allow_duplicate=True),
+        "preset": Output(ids.PRESET, "value", allow_duplicate=True),
+        "options": Output(ids.PRESET, "options", allow_duplicate=True),
+        "loaded": Output(ids.LOADED_STORE, "data", allow_duplicate=True),
+        "schedulers": Output(ids.SCHEDULERS, "value", allow_duplicate=True),
+        "params": Output(ids.PARAMS_STORE, "data", allow_duplicate=True),
+        "params_area": Output(ids.PARAMS_AREA, "children", allow_duplicate=True),
+        "compare_a": Output(ids.COMPARE_A, "value", allow_duplicate=True),
+        "compare_b": Output(ids.COMPARE_B, "value", allow_duplicate=True),
+        "whatif": Output(ids.FAIL_NODE, "value", allow_duplicate=True),
+        "message": Output(ids.BAR_MESSAGE, "children", allow_duplicate=True),
+    },
+    inputs={
+        "search": Input(ids.URL, "search"),
+        "loaded": State(ids.LOADED_STORE, "data"),
+        "schedulers": State(ids.SCHEDULERS, "value"),
+        "rate": State(ids.RATE, "value"),
+        "scenario": State(ids.SCENARIO_STORE, "data"),
+        "params": State(ids.PARAMS_STORE, "data"),
+        "compare": (State(ids.COMPARE_A, "value"), State(ids.COMPARE_B, "value")),
+        "whatif": State(ids.FAIL_NODE, "value"),
+    },
+    prevent_initial_call=True,
+)
+def restore_view(search, loaded, schedulers, rate, scenario, params, compare, whatif):
+    """The view a link names (``?view=ID``, else its preset, schedulers and rate) replaces
+    the one on screen: on arrival, and on the browser's Back and Forward."""
+    shown = OnScreen(
+        loaded, list(schedulers or []), rate, scenario, params or {}, tuple(compare), whatif
+    )
+    view, message = requested_view(search, shown)
+    return restore_outputs(view, shown, message)
+
+
+@callback(
+    Output(ids.VIEW_STORE, "data"),
+    Output(ids.LINK_NOTE, "children"),
+    Input(ids.LOADED_STORE, "data"),
+    Input(ids.SCHEDULERS, "value"),
+    Input(ids.RATE, "value"),
+    Input(ids.SCENARIO_STORE, "data"),
+    Input(ids.PARAMS_STORE, "data"),
+    Input(ids.COMPARE_A, "value"),
+    Input(ids.COMPARE_B, "value"),
+    Input(ids.FAIL_NODE, "value"),
+)
+def remember_view(loaded, schedulers, rate, scenario, params, a, b, whatif):
+    """The URL follows the view: its query, and an id on the server's disk for the rest."""
+    if not loaded or view_state.loaded_kind(loaded) is None:
+        raise PreventUpdate
+    try:
+        view = view_state.view_of(loaded, scenario, rate, schedulers, params, (a, b), whatif)
+    except view_state.ViewError:
+        raise PreventUpdate from None  # an invalid rate: the link keeps the last valid view
+    search, note = view_state.link_of(view)
+    return {"search": search}, note or ""
+
+
+# The URL shows the view without a reload or a history entry per edit (Location's own
+# search would run ``restore_view`` again); a presentation keeps its ``present`` pair.
+clientside_callback(
+    """
+    function (data) {
+        if (!data || typeof data.search !== "string") { return window.dash_clientside.no_update; }
+        const next = new URLSearchParams(data.search);
+        const now = new URLSearchParams(window.location.search);
+        if (now.has("present")) { next.set("present", now.get("present")); }
+        const search = "?" + next.toString();
+        if (search !== window.location.search) {
+            window.history.replaceState(window.history.state, "", search + window.location.hash);
+        }
+        return search;
+    }
+    """,
+    Output(ids.VIEW_SYNC, "children"),
+    Input(ids.VIEW_STORE, "data"),
+)

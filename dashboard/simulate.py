@@ -15,7 +15,17 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from flask import current_app
 
 from core.registry import SCHEDULERS
-from core.settings import MAX_REPLICAS, MAX_TUPLES, MIN_TUPLES, Settings, SettingsError, check_rate
+from core.settings import (
+    MAX_REPLICAS,
+    MAX_TUPLES,
+    MIN_TUPLES,
+    REPLICAS,
+    TUPLES,
+    Settings,
+    SettingsError,
+    check_count,
+    check_rate,
+)
 from dashboard import ids
 from dashboard.compute import canonical, scenario_of
 from dashboard.jobs import (
@@ -31,6 +41,12 @@ from dashboard.jobs import (
 SWEEP_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
 DEMO_TUPLES = 10_000  # the page's spout tuples per replica: demo speed; raise it for tight p99
 POLL_MS = 300
+SIMULATE_TITLE = "Run every selected scheduler through the simulator as one Spark job"
+EXPORT_TITLES = {
+    ids.DOWNLOAD_CSV_BUTTON: "The simulation results as CSV (slotscope simulate --csv)",
+    ids.DOWNLOAD_JSON_BUTTON: "The simulation results as JSON (slotscope simulate --json)",
+}
+NO_RESULTS = "Nothing to export yet: press Simulate first"
 
 
 def sweep_rates(rate: float, sweep: bool) -> list[float]:
@@ -44,6 +60,44 @@ def sweep_rates(rate: float, sweep: bool) -> list[float]:
     return sorted({round(float(rate) * f, 6) for f in SWEEP_FACTORS})
 
 
+def settings_problems(selected: Sequence[str] | None, rate: Any, replicas: Any, tuples: Any):
+    """Why Simulate cannot run with these inputs: (at the rate, at replicas and tuples,
+    on the button); "" where nothing is wrong.
+
+    >>> settings_problems(["even"], 1000, 0, 10_000)[1]
+    'replicas: 0 is not between 1 and 32'
+    """
+    checks = {}
+    for name, check in (
+        ("rate", lambda: check_rate(rate)),
+        ("replicas", lambda: check_count(REPLICAS, replicas, 1, MAX_REPLICAS)),
+        ("tuples", lambda: check_count(TUPLES, tuples, MIN_TUPLES, MAX_TUPLES)),
+    ):
+        try:
+            check()
+            checks[name] = ""
+        except SettingsError as err:
+            checks[name] = str(err)
+    at_settings = "; ".join(m for m in (checks["replicas"], checks["tuples"]) if m)
+    chosen = [s for s in SCHEDULERS if s in (selected or [])]
+    reasons = [m for m in (checks["rate"], at_settings) if m]
+    if not chosen:
+        reasons.insert(0, "pick at least one scheduler")
+    return checks["rate"], at_settings, "; ".join(reasons)
+
+
+def export_states(results: Mapping[str, Any] | None) -> tuple[bool, str, bool, str]:
+    """(disabled, title) of the CSV and the JSON button: enabled once there are results."""
+    if results and results.get("results"):
+        return (
+            False,
+            EXPORT_TITLES[ids.DOWNLOAD_CSV_BUTTON],
+            False,
+            EXPORT_TITLES[ids.DOWNLOAD_JSON_BUTTON],
+        )
+    return True, NO_RESULTS, True, NO_RESULTS
+
+
 def controls() -> html.Div:
     return html.Div(
         className="sim-controls",
@@ -55,9 +109,15 @@ def controls() -> html.Div:
                         "▶ Simulate",
                         id=ids.SIMULATE,
                         className="btn btn-primary",
-                        title="Run every selected scheduler through the simulator as one Spark job",
+                        title=SIMULATE_TITLE,
                     ),
-                    html.Button("Cancel", id=ids.CANCEL, className="btn btn-ghost", disabled=True),
+                    html.Button(
+                        "Cancel",
+                        id=ids.CANCEL,
+                        className="btn btn-ghost",
+                        disabled=True,
+                        title="Cancel the running simulation (disabled while none runs)",
+                    ),
                 ],
             ),
             html.Div(
@@ -72,11 +132,9 @@ def controls() -> html.Div:
                     html.Label(
                         [
                             "replicas ",
-                            dcc.Input(
+                            dcc.Input(  # no min/max: the server names the range
                                 id=ids.REPLICAS,
                                 type="number",
-                                min=1,
-                                max=MAX_REPLICAS,
                                 step=1,
                                 value=1,
                                 className="small-input",
@@ -86,12 +144,10 @@ def controls() -> html.Div:
                     html.Label(
                         [
                             "tuples ",
-                            dcc.Input(
+                            dcc.Input(  # no min/max/step: the server names the range
                                 id=ids.TUPLES,
                                 type="number",
-                                min=MIN_TUPLES,
-                                max=MAX_TUPLES,
-                                step=MIN_TUPLES,  # the browser accepts min + k x step only
+                                step=1,
                                 value=DEMO_TUPLES,
                                 className="mid-input",
                             ),
@@ -100,6 +156,7 @@ def controls() -> html.Div:
                     ),
                 ],
             ),
+            html.Div(id=ids.SETTINGS_MESSAGE, className="field-message", role="alert"),
             html.Div(
                 className="progress",
                 children=[
@@ -308,3 +365,43 @@ def cancel_job(_clicks, job):
     if job and job_pool().cancel(job["id"]):
         return html.Div("Cancelling…", className="alert alert-warn")
     return no_update
+
+
+@callback(
+    Output(ids.DOWNLOAD_CSV_BUTTON, "disabled"),
+    Output(ids.DOWNLOAD_CSV_BUTTON, "title"),
+    Output(ids.DOWNLOAD_JSON_BUTTON, "disabled"),
+    Output(ids.DOWNLOAD_JSON_BUTTON, "title"),
+    Input(ids.RESULTS_STORE, "data"),
+)
+def show_export_states(results):
+    """CSV and JSON wait for a simulation's results, and say so."""
+    return export_states(results)
+
+
+@callback(
+    Output(ids.SETTINGS_MESSAGE, "children"),
+    Output(ids.SIMULATE, "disabled", allow_duplicate=True),
+    Output(ids.SIMULATE, "title"),
+    Output(ids.SIM_MESSAGE, "children", allow_duplicate=True),
+    Input(ids.SCHEDULERS, "value"),
+    Input(ids.RATE, "value"),
+    Input(ids.REPLICAS, "value"),
+    Input(ids.TUPLES, "value"),
+    State(ids.POLL, "disabled"),
+    State(ids.SIM_MESSAGE, "children"),
+    prevent_initial_call="initial_duplicate",
+)
+def check_settings(selected, rate, replicas, tuples, idle, message):
+    """Replicas and tuples say at their field what is wrong; Simulate is disabled, with the
+    reason as its tooltip, while it cannot run (untouched while a job runs); a "Not started"
+    message goes once its cause is fixed."""
+    _, at_settings, reason = settings_problems(selected, rate, replicas, tuples)
+    running = idle is False
+    stale = not reason and "Not started" in str(message or "")
+    return (
+        html.Span(at_settings, className="error") if at_settings else "",
+        no_update if running else bool(reason),
+        f"Cannot simulate: {reason}" if reason else SIMULATE_TITLE,
+        "" if stale else no_update,
+    )

@@ -29,8 +29,8 @@ def _upload(*names: str) -> tuple[list[str], list[str]]:
 
 def test_three_storm_responses_become_the_editors_scenario():
     contents, names = _upload(*STORM)
-    base, nodes, components, streams, workers, ackers, rate, message = import_topology(
-        contents, names
+    (base, nodes, components, streams, workers, ackers, rate, box, options, loaded, message) = (
+        import_topology(contents, names)
     )
     assert base["name"] == "WordCount3"
     assert [(r["id"], r["parallelism"]) for r in components] == [
@@ -45,13 +45,16 @@ def test_three_storm_responses_become_the_editors_scenario():
     assert [(r["id"], r["slots"]) for r in nodes] == [("10.11.1.7", 4)]
     assert (workers, ackers, rate) == (3, 3, pytest.approx(48.133))
     assert "Imported WordCount3 from the Storm UI REST API" in str(message)
+    # the preset box says what is loaded, and offers it beside the presets
+    assert box == loaded == "imported: WordCount3"
+    assert options[-1]["value"] == box and "wordcount" in [o["value"] for o in options]
 
 
 def test_a_refused_import_keeps_everything_and_names_the_field():
     contents, names = _upload("storm_docs_topology.json")  # no visualization
     out = import_topology(contents, names)
-    assert all(o is no_update for o in out[:7])
-    text = str(out[7])
+    assert all(o is no_update for o in out[:-1])
+    text = str(out[-1])
     assert "Import refused" in text and "/api/v1/topology/<id>/visualization" in text
 
 

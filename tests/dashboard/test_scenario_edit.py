@@ -7,7 +7,7 @@ from dash import no_update
 
 from core.model import ScenarioError
 from core.presets import preset
-from dashboard.editors import apply_edits, column_defs
+from dashboard.editors import apply_edits, column_defs, topology_feedback
 from dashboard.rows import (
     COMPONENTS,
     NODES,
@@ -45,10 +45,10 @@ def test_rows_round_trip_to_the_same_scenario(wordcount):
 
 def test_a_valid_edit_changes_the_scenario(wordcount):
     base, rows = wordcount
-    rows[NODES][2]["cores"] = 16
+    rows[NODES][2]["cores"] = 1  # fewer: valid whatever hardware threads the node has
     rows[COMPONENTS][1]["parallelism"] = 20
     sc = scenario_from_rows(base, rows, workers=5, ackers=3)
-    assert sc.cluster.nodes[2].cores == 16
+    assert sc.cluster.nodes[2].cores == 1
     assert sc.component("split").parallelism == 20
 
 
@@ -108,7 +108,7 @@ def test_add_duplicate_and_delete_rows(wordcount):
     added = rows_after("add", NODES, rows[NODES], [])
     assert added[-1]["id"] == "n1" and added[-1]["processing_speed"] == 192.0
     copied = rows_after("duplicate", NODES, rows[NODES], [rows[NODES][0]])
-    assert copied[-1]["id"] == "i7-8c-1" and copied[-1]["cores"] == 8
+    assert copied[-1]["id"] == "i7-8c-1" and copied[-1]["cores"] == rows[NODES][0]["cores"]
     assert copied[-1]["_rid"] != rows[NODES][0]["_rid"]
     kept = rows_after("delete", COMPONENTS, rows[COMPONENTS], [rows[COMPONENTS][2]])
     assert [r["id"] for r in kept] == ["spout", "split"]
@@ -135,8 +135,27 @@ def test_apply_edits_keeps_the_scenario_in_force_on_an_invalid_edit(wordcount):
 
 def test_apply_edits_puts_a_valid_edit_in_force_with_fresh_derived_columns(wordcount):
     base, rows = wordcount
-    rows[NODES][4]["cores"] = 8
+    rows[NODES][4]["ghz"] = 3.0
     out = apply_edits(edits=[None] * 3, rows=rows, workers=5, ackers=3, base=base, current=base)
-    assert out["scenario"]["cluster"]["nodes"][4]["cores"] == 8
-    assert out["rows"][NODES][4]["processing_speed"] == round(8 * 2.53 * 5054, 1)  # Table 4
+    assert out["scenario"]["cluster"]["nodes"][4]["ghz"] == 3.0
+    # TOP-Storm Eq. 1: logical CPUs x GHz x the "FLOPs/cycle" (BogoMIPS) column of Table 4
+    logical = rows[NODES][4].get("threads") or rows[NODES][4]["cores"]
+    assert out["rows"][NODES][4]["processing_speed"] == round(logical * 3.0 * 5054, 1)
     assert out["message"] == ""
+
+
+def test_a_bad_worker_count_is_named_at_its_field(wordcount):
+    base, rows = wordcount
+    out = apply_edits(edits=[None] * 3, rows=rows, workers=0, ackers=3, base=base, current=base)
+    message, workers_class, ackers_class = out["at_topology"]
+    assert "topology.workers: input should be greater than or equal to 1 (got 0)" in str(message)
+    assert (workers_class, ackers_class) == ("small-input invalid", "small-input")
+    assert out["scenario"] is no_update
+    out = apply_edits(edits=[None] * 3, rows=rows, workers=3, ackers=-1, base=base, current=base)
+    assert out["at_topology"][1:] == ("small-input", "small-input invalid")
+    # a grid cell's error is shown in the grid, not at W and ackers
+    assert topology_feedback(ScenarioError("cluster.nodes[0].cores", "bad")) == (
+        "",
+        "small-input",
+        "small-input",
+    )

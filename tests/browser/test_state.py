@@ -1,0 +1,124 @@
+"""A link restores the whole view: rate, an edit, a parameter, imports, the compare pair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from browser.duo_helpers import cell_element, click, edit_cell, executor_count, wait_until
+from core.presets import preset
+from dashboard import ids
+
+pytestmark = pytest.mark.browser
+
+WAIT_S = 60  # the machine may be busy: a restore or refresh can take tens of seconds
+FIXTURES = Path(__file__).resolve().parents[1] / "importers" / "fixtures"
+STORM = (
+    "storm_docs_topology.json",
+    "storm_ui_topology_visualization.json",
+    "storm_docs_supervisor_summary.json",
+)
+ALPHA = json.dumps(ids.param_id("top-storm", "alpha"), separators=(",", ":"), sort_keys=True)
+
+
+def _value(duo, element_id: str) -> str:
+    return duo.driver.execute_script(
+        "return document.getElementById(arguments[0]).value;", element_id
+    )
+
+
+def _type(duo, element, text: str) -> None:
+    element.send_keys(Keys.CONTROL, "a")
+    element.send_keys(Keys.DELETE)
+    element.send_keys(text, Keys.ENTER)
+
+
+def _dropdown_text(duo, element_id: str) -> str:
+    return duo.find_element(f"#{element_id}").text
+
+
+def _settled(duo) -> str | None:
+    """The page's URL once it names the view on screen (None while it does not yet)."""
+    url = duo.driver.current_url
+    shown = duo.find_element(f"#{ids.VIEW_SYNC}").get_attribute("textContent")
+    return url if shown and url.endswith(shown) and "view=" in url else None
+
+
+def test_a_link_restores_rate_edit_parameter_compare_pair_and_whatif(page):
+    _type(page, page.find_element(f"#{ids.RATE}"), "7000")
+    wait_until(lambda: "rate=7000" in page.driver.current_url, timeout=WAIT_S)
+    edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 4)  # split: 8 -> 4 executors
+    wait_until(lambda: executor_count(page, "even") == 24, timeout=WAIT_S)
+    edited = wait_until(lambda: _settled(page), timeout=WAIT_S)
+    click(page, ".params summary")
+    alpha = page.driver.execute_script("return document.getElementById(arguments[0]);", ALPHA)
+    _type(page, alpha, "0.5")
+    with_param = wait_until(
+        lambda: _settled(page) not in (None, edited) and _settled(page), timeout=WAIT_S
+    )
+    page.select_dcc_dropdown(f"#{ids.COMPARE_B}", value="toss")
+    with_pair = wait_until(
+        lambda: _settled(page) not in (None, with_param) and _settled(page), timeout=WAIT_S
+    )
+    page.select_dcc_dropdown(f"#{ids.FAIL_NODE}", value="i7-4c")  # the what-if
+    link = wait_until(
+        lambda: _settled(page) not in (None, with_pair) and _settled(page), timeout=WAIT_S
+    )
+    assert "preset=wordcount" in link and "rate=7000" in link and "view=" in link
+
+    page.driver.switch_to.new_window("tab")  # a fresh page, as a colleague opening the link
+    page.driver.get(link)
+    wait_until(lambda: _value(page, ids.RATE) == "7000", timeout=WAIT_S)
+    wait_until(
+        lambda: cell_element(page, ids.COMPONENTS_GRID, 1, "parallelism").text == "4",
+        timeout=WAIT_S,
+    )
+    wait_until(lambda: executor_count(page, "even") == 24, timeout=WAIT_S)
+    click(page, ".params summary")
+    wait_until(
+        lambda: (
+            page.driver.execute_script("return document.getElementById(arguments[0]).value;", ALPHA)
+            == "0.5"
+        )
+    )
+    assert "toss" in _dropdown_text(page, ids.COMPARE_B)
+    wait_until(lambda: _dropdown_text(page, ids.FAIL_NODE) == "i7-4c", timeout=WAIT_S)
+    wait_until(lambda: "i7-4c" in page.find_element(f"#{ids.WHATIF_RESULT}").text, timeout=WAIT_S)
+    assert page.driver.current_url == link  # restoring it names the same view
+
+
+def test_an_unknown_view_id_says_so_and_keeps_the_preset(page):
+    page.driver.get(f"{page.server_url}/?preset=wordcount&view=0123456789abcdef")
+    wait_until(
+        lambda: "not restored" in page.find_element(f"#{ids.BAR_MESSAGE}").text, timeout=WAIT_S
+    )
+    assert float(_value(page, ids.RATE)) == preset("wordcount").workload.rate
+
+
+def test_an_import_is_named_and_linked_and_the_pickers_follow_the_selection(page):
+    pill = next(
+        p
+        for p in page.find_elements(f"#{ids.SCHEDULERS} label")
+        if p.get_attribute("textContent").strip() == "even"
+    )
+    assert "even" in _dropdown_text(page, ids.COMPARE_A)
+    click(page, pill)  # deselect even: it leaves the compare pickers
+    wait_until(lambda: "even" not in _dropdown_text(page, ids.COMPARE_A), timeout=WAIT_S)
+    assert _dropdown_text(page, ids.COMPARE_A) and _dropdown_text(page, ids.COMPARE_B)
+
+    field = page.find_element(f"#{ids.IMPORT_UPLOAD} input[type=file]")
+    field.send_keys("\n".join(str(FIXTURES / n) for n in STORM))
+    wait_until(lambda: page.find_element(f"#{ids.SCENARIO_TITLE}").text == "WordCount3", WAIT_S)
+    wait_until(lambda: _dropdown_text(page, ids.PRESET) == "imported: WordCount3", timeout=WAIT_S)
+    link = wait_until(lambda: _settled(page), timeout=WAIT_S)
+    assert "imported=WordCount3" in link and "preset=" not in link
+
+    page.driver.switch_to.new_window("tab")
+    page.driver.get(link)
+    wait_until(lambda: page.find_element(f"#{ids.SCENARIO_TITLE}").text == "WordCount3", WAIT_S)
+    wait_until(lambda: executor_count(page, "lf") == 28, timeout=WAIT_S)  # 5 + 8 + 12 + 3 ackers
+    assert _dropdown_text(page, ids.PRESET) == "imported: WordCount3"
+    assert page.find_elements(".panel[data-scheduler=even]") == []  # the selection came along
