@@ -218,7 +218,8 @@ _REGISTRY: tuple[Figure, ...] = (
         "tuples/s",
         "higher",
         ",.0f",
-        "Tuples processed per second by all executors at R_eff = min(offered rate, R*)",
+        "Tuples processed per second by all executors together (each spout tuple, plus every "
+        "tuple each bolt receives) at R_eff = min(offered rate, R*)",
     ),
     Figure(
         "sink_throughput",
@@ -361,7 +362,8 @@ def glossary() -> str:
 
     >>> glossary().splitlines()[0]
     'throughput  Throughput [tuples/s], higher is better: Tuples processed per second by all \
-executors at R_eff = min(offered rate, R*)'
+executors together (each spout tuple, plus every tuple each bolt receives) at R_eff = \
+min(offered rate, R*)'
     """
     lines = []
     for f in FIGURES.values():

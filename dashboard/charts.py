@@ -9,9 +9,8 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.figures import VIOLATIONS_KEY, Figure, Skipped, is_ok
-from dashboard import ids, registry
-from dashboard.colors import BETTER, WORSE
-from dashboard.export import results_csv, results_json
+from dashboard import export, ids, ranking, registry
+from dashboard.colors import BETTER, MUTED, WORSE
 from dashboard.figures import (
     DIFF_FIGURES,
     cpu_heatmap,
@@ -37,11 +36,38 @@ WAITING = "Press ▶ Simulate to run the comparison on Spark"
 PRELOAD_AFTER_MS = 2500  # plotly (4.8 MB) loads after the first paint, not during it
 
 
-def _graph(chart_id: str, figure: Any) -> html.Div:
+def _graph(chart_id: str, figure: Any, scenario: str = "") -> html.Div:
+    """A chart in its card; its image export (the camera button) is named after the
+    scenario and the chart."""
     wide = " chart-wide" if chart_id in WIDE_CHARTS else ""
-    return html.Div(
-        dcc.Graph(id=chart_id, figure=figure, config=GRAPH_CONFIG), className=f"chart card{wide}"
+    name = "-".join(
+        part for part in ("slotscope", scenario, chart_id.removeprefix("chart-")) if part
     )
+    config = GRAPH_CONFIG | {"toImageButtonOptions": {"format": "svg", "filename": name}}
+    return html.Div(
+        dcc.Graph(id=chart_id, figure=figure, config=config), className=f"chart card{wide}"
+    )
+
+
+def signed(figure: Any, scenario: str) -> Any:
+    """A chart whose title's second line names the scenario, so that an exported image says
+    what it is a chart of (its title says what is counted and at which rate, its legend who).
+
+    >>> from dashboard.figures import empty_figure
+    >>> fig = empty_figure("")
+    >>> _ = fig.update_layout(title_text="T<br><span>what</span>")
+    >>> signed(fig, "wc").layout.title.text
+    'T<br><span>what · scenario wc</span>'
+    """
+    title = figure.layout.title.text or ""
+    if not scenario:
+        return figure
+    if title.endswith("</span>"):
+        title = f"{title[: -len('</span>')]} · scenario {scenario}</span>"
+    else:
+        title = f"{title}<br><span style='font-size:11px;color:{MUTED}'>scenario {scenario}</span>"
+    figure.update_layout(title_text=title)
+    return figure
 
 
 def waiting() -> html.Div:
@@ -88,6 +114,8 @@ def layout() -> html.Section:
                 ],
             ),
             html.Div(waiting(), id=ids.CHARTS_AREA, className="charts"),
+            ranking.stores(),
+            export.stores(),
             html.Div(id=ids.PLOTLY_PRELOAD, hidden=True),
             dcc.Interval(id=ids.PRELOAD_TIMER, interval=PRELOAD_AFTER_MS, max_intervals=1),
             html.Div(
@@ -205,7 +233,11 @@ def show_results(results):
         f"{engine.get('tasks', len(rows))} Spark tasks on {engine.get('master', '?')} "
         f"in {engine.get('wall_s', 0):.1f} s"
     )
-    return [_graph(c, f) for c, f in zip(ids.CHARTS, figures, strict=True)], table, info
+    scenario = export.results_doc(results)["scenario"]
+    charts = [
+        _graph(c, signed(f, scenario), scenario) for c, f in zip(ids.CHARTS, figures, strict=True)
+    ]
+    return charts, table, info
 
 
 @callback(
@@ -226,17 +258,10 @@ def preload_plotly(_ticks):
     prevent_initial_call=True,
 )
 def download_results(_csv, _json, results):
+    """The results as CSV or JSON, with the scenario, the offered rate and (JSON) the
+    figures' legend (:func:`dashboard.export.download_doc`)."""
     if not results:
         return no_update
-    doc = {"engine": results.get("engine", {}), "results": results.get("results", [])}
-    if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON:
-        return {
-            "content": results_csv(doc),
-            "filename": "slotscope-results.csv",
-            "type": "text/csv",
-        }
-    return {
-        "content": results_json(doc),
-        "filename": "slotscope-results.json",
-        "type": "application/json",
-    }
+    return export.download_doc(
+        results, "csv" if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON else "json"
+    )

@@ -26,6 +26,7 @@ from typing import Any
 from core.hardware import computation_power, processing_speed, total_cores
 from core.model import ACKER_ID, Node, Scenario
 from core.topology import TopologyGraph, component_of, index_of
+from dashboard.glossary import speed_text
 from dashboard.map_geometry import (
     NODE_GAP_X,
     NODE_GAP_Y,
@@ -197,7 +198,8 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
 
 
 def node_label(node: Node, alpha: float = 0.8) -> str:
-    """Two lines: id and hardware; processing speed (GFLOP/s) and computation power.
+    """Two lines: id and hardware; processing speed (GFLOP/s, or TOP-Storm's score when the
+    node's factor is BogoMIPS: :func:`dashboard.glossary.speed_text`) and computation power.
 
     >>> print(node_label(Node(id="n1", cores=4, ghz=3.0, slots=2)))
     n1 · 4c × 3 GHz · 16 GB
@@ -206,7 +208,8 @@ def node_label(node: Node, alpha: float = 0.8) -> str:
     sockets = f"{node.sockets}×" if node.sockets > 1 else ""
     return (
         f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {node.ram_gb:g} GB\n"
-        f"{processing_speed(node):.0f} GFLOP/s · power {computation_power(node, alpha):.0f}"
+        f"{speed_text(processing_speed(node), node.flops_per_cycle)} · "
+        f"power {computation_power(node, alpha):,.0f}"
     )
 
 

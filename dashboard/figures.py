@@ -26,6 +26,9 @@ from dashboard.colors import FONT_FAMILY, GRID_LINE, INK, MUTED, TRAFFIC_COLORS
 Row = Mapping[str, Any]
 PERCENTILES = ("p50", "p95", "p99")
 TRAFFIC_KINDS = ("intra_worker", "inter_worker", "inter_node")
+LOG_RATIO = 100.0  # a value axis turns logarithmic when its largest bar is this x its smallest
+LOG_NOTE = "log scale: one scheduler is over 100x another"
+SAME_LOAD = 0.005  # throughputs within 0.5% of each other count as the same
 
 
 def ok_rows(rows: Sequence[Row]) -> list[Row]:
@@ -70,12 +73,44 @@ def _axis(figure: Figure) -> str:
     return figure.unit or "count"
 
 
+def spans_orders(values: Iterable[float | None], ratio: float = LOG_RATIO) -> bool:
+    """Whether the positive ``values`` span more than ``ratio`` (largest over smallest), so
+    that a linear axis would flatten the small ones to nothing.
+
+    >>> spans_orders([2.0, 2.5, 200.0]), spans_orders([2.0, 150.0]), spans_orders([0.0, 5.0])
+    (False, False, False)
+    >>> spans_orders([1.5, 2.0, 201.0])
+    True
+    """
+    known = [float(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    return len(known) > 1 and max(known) > ratio * min(known)
+
+
+def _log_axis(fig: go.Figure, col: int | None = None) -> bool:
+    """Make the value axis (of subplot column ``col``) logarithmic when its values span
+    over :data:`LOG_RATIO`; whether it did."""
+    axis = None if col is None else ("x" if col == 1 else f"x{col}")
+    values = [
+        v for t in fig.data if axis is None or t.xaxis == axis for v in (t.y or ()) if v is not None
+    ]
+    if not spans_orders(values):
+        return False
+    fig.update_yaxes(type="log", **({} if col is None else {"row": 1, "col": col}))
+    return True
+
+
+def _titled(title: str, subtitle: str = "", log: bool = False) -> str:
+    """A chart title with a second, smaller line saying what is counted (and a log scale)."""
+    note = "; ".join(part for part in (subtitle, LOG_NOTE if log else "") if part)
+    return f"{title}<br><span style='font-size:11px;color:{MUTED}'>{note}</span>" if note else title
+
+
 def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 14, "color": INK}},
         template="plotly_white",
         font={"family": FONT_FAMILY, "size": 12, "color": INK},
-        margin={"l": 56, "r": 16, "t": 48, "b": 44},
+        margin={"l": 64, "r": 16, "t": 64 if "<br>" in title else 48, "b": 52},
         showlegend=True,
         legend={
             "orientation": "v",
@@ -148,13 +183,58 @@ def _bar(
     )
 
 
+THROUGHPUT_AXIS = "all executors"  # what a throughput axis counts
+
+
+def same_load(results: Mapping[str, Sequence[Result]]) -> list[str]:
+    """The unsaturated schedulers whose throughput is the same (within 0.5%) as another's:
+    below R* a placement carries the offered load whatever it is, so their bars match.
+
+    >>> from core.figures import Latency, Result, Traffic
+    >>> def r(s, t, sat=False):
+    ...     lat, no = Latency(1.0, 1.0, 1.0, 1.0, 1.0), Traffic(0.0, 0.0, 0.0)
+    ...     return Result(s, 10.0, 0, t, t, 5.0, sat, "", lat, 1, 1, {}, {}, no, no, 0.0)
+    >>> same_load({"a": [r("a", 420.0)], "b": [r("b", 420.5)], "c": [r("c", 90.0, True)]})
+    ['a', 'b']
+    """
+    means = {s: _mean(r.throughput for r in g) for s, g in results.items()}
+    free = {s: v for s, v in means.items() if not any(r.saturated for r in results[s])}
+    return [
+        s
+        for s, v in free.items()
+        if any(o != s and abs(w - v) <= SAME_LOAD * max(abs(v), 1e-12) for o, w in free.items())
+    ]
+
+
 def throughput_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
-    """Tuples processed per second, one bar per scheduler."""
+    """Tuples processed per second by all executors (spouts and bolts, so a bolt that emits
+    ten tuples per input counts them all), one bar per scheduler; the title says what the
+    bar counts and at which offered rate, and a note says why equal bars are equal."""
     groups = at_rate(rows, rate)
     figure = FIGURES["throughput"]
     fig = go.Figure([_bar(s, [s], [[r.throughput for r in g]], colors) for s, g in groups.items()])
     shown = nearest_rate(ok_results(rows), rate) or rate
-    return _style(fig, f"{figure.label} at {shown:g} {figure.unit} offered", figure.unit)
+    title = _titled(
+        f"{figure.label} at {shown:,.0f} {figure.unit} offered per spout",
+        "tuples processed per second by all executors (spouts and bolts)",
+        _log_axis(fig),
+    )
+    _style(fig, title, f"{figure.unit}, {THROUGHPUT_AXIS}")  # the ticks name the schedulers
+    same = same_load(groups)
+    if len(same) > 1:
+        fig.add_annotation(
+            text=f"{len(same)} equal bars: below its R* a placement carries the offered load; "
+            "R* (ranking) tells them apart",
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0.0,
+            y=-0.16,
+            xanchor="left",
+            font={"size": 11, "color": MUTED},
+        )
+        fig.update_layout(margin={"b": 72})
+    return fig
 
 
 def latency_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
@@ -168,7 +248,12 @@ def latency_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) 
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, "Complete latency percentiles", figures[0].unit)
+    title = _titled(
+        "Complete latency percentiles",
+        "from a spout's emit until its whole tuple tree is done (simulated)",
+        _log_axis(fig),
+    )
+    return _style(fig, title, f"complete latency ({figures[0].unit})", "percentile")
 
 
 def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
@@ -178,7 +263,10 @@ def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
         rows=1,
         cols=2,
         horizontal_spacing=0.1,
-        subplot_titles=(f"{left.short} ({left.unit})", f"{right.label} ({right.unit})"),
+        subplot_titles=(
+            f"{left.short}, {THROUGHPUT_AXIS} ({left.unit})",
+            f"{right.label} ({right.unit})",
+        ),
     )
     good = ok_results(rows)
     for s in schedulers_of(good):
@@ -201,8 +289,12 @@ def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
                 col=col,
             )
     fig.update_annotations(font={"size": 11, "color": MUTED})
-    _style(fig, "Offered-rate sweep", x_title="")
-    fig.update_xaxes(title_text=f"offered rate ({left.unit})")
+    log = [_log_axis(fig, col) for col in (1, 2)]
+    title = _titled("Offered-rate sweep", "throughput and p99 as the offered rate grows", any(log))
+    _style(fig, title, x_title="")
+    fig.update_xaxes(title_text=f"offered rate ({left.unit} per spout)")
+    fig.update_yaxes(title_text=left.unit, row=1, col=1)
+    fig.update_yaxes(title_text=right.unit, row=1, col=2)
     return fig
 
 
@@ -237,7 +329,9 @@ def cpu_heatmap(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> 
             hovertemplate="%{y} under %{x}: %{z:.1f}%<extra></extra>",
         )
     )
-    _style(fig, f"{figure.label} per node ({figure.unit})")
+    _style(
+        fig, _titled(f"{figure.label} per node", "% of the node's cores busy"), "node", "scheduler"
+    )
     fig.update_layout(showlegend=False)  # the colour bar is this chart's legend
     fig.update_yaxes(autorange="reversed")
     return _color_ticks(fig, scheds, colors)
@@ -261,7 +355,12 @@ def traffic_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) 
     )
     fig.update_layout(barmode="stack")
     title = " / ".join(f.short.split(" (")[0] for f in figures)
-    _style(fig, f"Traffic: {title}", figures[0].unit)
+    _style(
+        fig,
+        _titled("Traffic between executors", f"stacked: {title}"),
+        f"{figures[0].unit} between executors",
+        "scheduler",
+    )
     return _color_ticks(fig, scheds, colors)
 
 
@@ -281,7 +380,8 @@ def resources_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, "Resources used", _axis(figures[0]))
+    title = _titled("Resources used", "nodes and worker slots holding at least one executor")
+    return _style(fig, title, _axis(figures[0]))
 
 
 def memory_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -> go.Figure:
@@ -296,7 +396,8 @@ def memory_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str]) -
         ]
     )
     fig.update_layout(barmode="group")
-    return _style(fig, f"{figure.label} per node", figure.unit)
+    title = _titled(f"{figure.label} per node", "worker heaps and executor memory", _log_axis(fig))
+    return _style(fig, title, f"memory ({figure.unit})", "node")
 
 
 # the figures of the difference table, in its column order (keys of core.figures.FIGURES)

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dash import Input, Output, callback, html
+from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html
 from dash.exceptions import PreventUpdate
 
 from core.figures import FIGURES as REGISTRY
@@ -34,6 +34,12 @@ from dashboard.compute import Evaluation, canonical, evaluate, scenario_of
 from dashboard.jobs import panel_ready
 
 BASELINE = "even"  # Storm's default: what the narrative compares against
+# The strip leaves out a scheduler whose placement still runs in the background
+# (``dashboard.jobs.in_background``) and names it in WAITING_STORE; when that
+# scheduler's panel receives its result, a client-side check bumps REFRESH_STORE,
+# which redraws the strip with it. Both stores sit in the page (:func:`stores`).
+WAITING_STORE = "ranking-waiting"
+REFRESH_STORE = "ranking-refresh"
 
 
 @dataclass(frozen=True)
@@ -282,10 +288,30 @@ def _columns(standings: Sequence[Standing]) -> dict[str, Figure]:
     return out
 
 
-def strip(standings: Sequence[Standing], nodes_total: int, offered: float) -> list:
+def waiting_line(waiting: Sequence[str]) -> str:
+    """Which selected schedulers the strip does not show yet, in words ("" when none).
+
+    >>> waiting_line(["optimal"])
+    'Still being placed in the background: optimal (joins the ranking when its panel shows it)'
+    """
+    if not waiting:
+        return ""
+    names = ", ".join(waiting)
+    return (
+        f"Still being placed in the background: {names} (joins the ranking when its panel shows it)"
+    )
+
+
+def strip(
+    standings: Sequence[Standing],
+    nodes_total: int,
+    offered: float,
+    waiting: Sequence[str] = (),
+) -> list:
     """The narrative line, why a scheduler is shown apart, and a compact table: the
     comparable placements first (best value of each figure marked among them), then
-    those shown apart, each followed by its reason."""
+    those shown apart, each followed by its reason; last, the schedulers ``waiting`` for
+    their background placement."""
     columns = _columns(standings)
     fair = [s for s in standings if s.comparable]
     marks = {name: set() for name in columns} | best(fair)
@@ -323,36 +349,81 @@ def strip(standings: Sequence[Standing], nodes_total: int, offered: float) -> li
         if apart
         else []
     )
+    pending = [html.P(waiting_line(waiting), className="ranking-waiting muted")] if waiting else []
     return [
-        html.P(narrative(standings, nodes_total, offered), className="ranking-line"),
+        html.P(
+            narrative(standings, nodes_total, offered)
+            if standings or not waiting
+            else "No placement is ready yet.",
+            className="ranking-line",
+        ),
         *note,
         html.Table([html.Thead(head), html.Tbody(rows)], className="ranking-table"),
+        *pending,
     ]
+
+
+def stores() -> html.Div:
+    """The strip's two stores (see :data:`WAITING_STORE`), for the page's layout."""
+    return html.Div(
+        [dcc.Store(id=WAITING_STORE, data=[]), dcc.Store(id=REFRESH_STORE, data=0)], hidden=True
+    )
 
 
 @callback(
     Output(ids.RANKING, "children"),
+    Output(WAITING_STORE, "data"),
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
     Input(ids.SCHEDULERS, "value"),
     Input(ids.RESULTS_STORE, "data"),
+    Input(REFRESH_STORE, "data"),
 )
-def show_ranking(scenario_data, params, rate, selected, results):
+def show_ranking(scenario_data, params, rate, selected, results, _refresh):
     """The strip for the scenario in force (evaluations shared with the panels), with the
-    simulated p99 of each scheduler once a simulation of it has run."""
+    simulated p99 of each scheduler once a simulation of it has run; a scheduler still
+    placed in the background is named as waiting, and the strip is drawn again when its
+    panel gets the result (:data:`REFRESH_STORE`)."""
     if not scenario_data or not rate or rate <= 0 or not selected:
         raise PreventUpdate
     text = canonical(scenario_data)
     asked = {c.id: c.parallelism for c in scenario_of(text).topology.components}
+    chosen = [s for s in selected if s in SCHEDULERS]
+    ready = [s for s in chosen if panel_ready(text, s, params, float(rate))]
+    waiting = [s for s in chosen if s not in ready]
     standings = [
         standing(
             evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)),
             asked,
             simulated_p99(results, text, s, float(rate)),
         )
-        for s in selected
-        if s in SCHEDULERS and panel_ready(text, s, params, float(rate))  # none in background
+        for s in ready  # a background placement is never run in a request thread
     ]
     nodes_total = len(scenario_data["cluster"]["nodes"])
-    return strip(standings, nodes_total, float(rate))
+    return strip(standings, nodes_total, float(rate), waiting), waiting
+
+
+# A panel got content (its header changed) while the strip waits for its scheduler:
+# draw the strip again. In the browser, so panels the strip does not wait for cost nothing.
+clientside_callback(
+    """
+    function (_stats, waiting) {
+        const nothing = window.dash_clientside.no_update;
+        const ctx = window.dash_clientside.callback_context;
+        if (!waiting || !waiting.length || !ctx.triggered) { return nothing; }
+        for (const t of ctx.triggered) {
+            const prop = t.prop_id || "";
+            const cut = prop.lastIndexOf(".");
+            if (cut <= 0 || prop[0] !== "{") { continue; }
+            const id = JSON.parse(prop.slice(0, cut));
+            if (waiting.includes(id.sched)) { return Date.now(); }
+        }
+        return nothing;
+    }
+    """,
+    Output(REFRESH_STORE, "data"),
+    Input({"type": ids.STATS_TYPE, "sched": ALL}, "children"),
+    State(WAITING_STORE, "data"),
+    prevent_initial_call=True,
+)

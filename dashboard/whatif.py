@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from dash import ALL, Input, Output, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
@@ -28,6 +29,14 @@ from dashboard.elements import slot_element_id
 from dashboard.jobs import in_background, page_refusal, panel_key, placements
 
 EDIT_WAIT_S = 2.0  # a what-if row placed in the background is waited for this long
+RISE = 0.01  # an R* that grows by more than this fraction after a failure is explained
+# how a scheduler re-places, where that explains a rise better than the general sentence
+# (docs/schedulers.md, its section)
+REPLACES = {
+    "aniello-offline": "it groups the executors into workers by the topology's shape alone and "
+    "deals the workers round robin over the nodes with the most free slots, blind to their "
+    "speed, so one node fewer changes which worker lands on which node",
+}
 
 NODE_PREFIX = "node:"  # a machine's element id in a placement map (dashboard.elements)
 SLOT_PREFIX = "slot:"  # a slot's element id there, also the value of a slot's what-if choice
@@ -103,14 +112,81 @@ def whatif_row(text: str, value: str, scheduler: str, params_text: str, rate: fl
         return row | {"error": str(err)}
     after = analyze(out.scenario, out.schedule, rate=rate) if out.schedule.ok else None
     a = before.analysis
+    where_after = out.schedule.placement() if after else {}
     return row | {
         "keeps": out.keeps_survivors,
         "moved": len(out.changes.moved),
         "max_rate": (_finite(a.max_rate), _finite(after.max_rate) if after else None),
         "latency_ms": (a.latency_estimate_ms, after.latency_estimate_ms if after else None),
         "nodes": (a.nodes_used, after.nodes_used if after else None),
+        "bottleneck": (
+            located(a.bottleneck, before.schedule.placement()),
+            located(after.bottleneck, where_after) if after else None,
+        ),
         "error": "" if out.schedule.ok else out.schedule.message,
     }
+
+
+def located(bottleneck: str, placement: Mapping[str, tuple[str, int]]) -> str:
+    """The analysis' bottleneck with the node of a binding executor thread added.
+
+    >>> located("executor split#3 thread", {"split#3": ("i5-m460", 0)})
+    'executor split#3 thread on i5-m460'
+    >>> located("node i7-2c CPU", {})
+    "node i7-2c's CPU"
+    """
+    parts = bottleneck.split()
+    if len(parts) == 3 and parts[0] == "executor" and parts[1] in placement:
+        return f"{bottleneck} on {placement[parts[1]][0]}"
+    if len(parts) == 3 and parts[0] == "node":
+        return f"node {parts[1]}'s {parts[2]}"
+    return bottleneck
+
+
+def why_rise(row: Mapping[str, Any], failure: Failure) -> str:
+    """Why a scheduler's R* grows when a node or slot fails, in words ("" when it does not).
+
+    A scheduler that re-places every executor from scratch may find, on fewer nodes, a
+    placement that carries more than its own healthy one: the healthy placement was bound
+    by a part of the cluster (a slow or small node) that the new one no longer loads. Any
+    placement on the survivors is one on the whole cluster too, so the healthy placement
+    was not the best the cluster allows.
+
+    >>> row = {"scheduler": "aniello-offline", "keeps": False, "max_rate": (100.0, 108.0),
+    ...        "bottleneck": ("node i7-2c's CPU", "executor split#3 thread on i5-m460")}
+    >>> print(why_rise(row | {"scheduler": "x"}, Failure("i7-8c")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    x's R* rises 8% when i7-8c fails: it re-places every executor from scratch; its healthy
+    placement was bound by node i7-2c's CPU, which the new placement loads less; now executor
+    split#3 thread on i5-m460 binds, at a higher rate. Its healthy placement was not the
+    best this cluster allows.
+    """
+    before, after = row.get("max_rate", (None, None))
+    if before is None or after is None or before <= 0 or after <= before * (1 + RISE):
+        return ""
+    was, now = row.get("bottleneck", (None, None))
+    how = REPLACES.get(row["scheduler"]) or (
+        "it keeps the surviving executors and deals the lost ones anew"
+        if row.get("keeps")
+        else "it re-places every executor from scratch"
+    )
+    failed = (
+        failure.slot is None
+        and was
+        and (was.startswith(f"node {failure.node}'s") or was.endswith(f" on {failure.node}"))
+    )
+    then = "on the node that failed" if failed else "which the new placement loads less"
+    bound = (
+        f"; its healthy placement was bound by {was}, {then}; now {now} binds, at a higher rate"
+        if was and now and was != now
+        else f"; {was} binds before and after, and the new placement puts less load on it"
+        if was
+        else "; the new placement loads its bottleneck less"
+    )
+    return (
+        f"{row['scheduler']}'s R* rises {(after - before) / before:.0%} when {failure} fails: "
+        f"{how}{bound}. Its healthy placement was not the best this cluster allows."
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -154,7 +230,12 @@ def table(rows: Sequence[dict], failure: Failure) -> list:
         f"{failure} fails: each scheduler re-places as it would in Storm "
         "(EvenScheduler keeps executors whose worker is alive; the others re-place all)"
     )
-    return [line, html.Table([html.Thead(head), html.Tbody(body)], className="compare-table")]
+    reasons = [html.P(why, className="whatif-why") for r in rows if (why := why_rise(r, failure))]
+    return [
+        line,
+        html.Table([html.Thead(head), html.Tbody(body)], className="compare-table"),
+        *reasons,
+    ]
 
 
 @callback(Output(ids.FAIL_NODE, "options"), Input(ids.SCENARIO_STORE, "data"))

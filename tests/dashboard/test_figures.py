@@ -172,3 +172,49 @@ def test_an_unbounded_r_star_is_left_out_of_the_means(rows):
 def test_empty_figure_says_why():
     fig = empty_figure("Press Simulate")
     assert fig.layout.annotations[0].text == "Press Simulate"
+
+
+def test_every_chart_names_what_its_axes_count(rows):
+    thr = throughput_figure(rows, 1000.0, COLORS)
+    assert thr.layout.yaxis.title.text == "tuples/s, all executors"
+    assert thr.layout.title.text.startswith("Throughput at 1,000 tuples/s offered per spout<br>")
+    assert "by all executors (spouts and bolts)" in thr.layout.title.text
+    lat = latency_figure(rows, 1000.0, COLORS)
+    assert lat.layout.yaxis.title.text == "complete latency (ms)"
+    assert lat.layout.xaxis.title.text == "percentile"
+    sweep = sweep_figure(rows, COLORS)
+    assert sweep.layout.xaxis.title.text == "offered rate (tuples/s per spout)"
+    assert [sweep.layout.yaxis.title.text, sweep.layout.yaxis2.title.text] == ["tuples/s", "ms"]
+    assert memory_figure(rows, 1000.0, COLORS).layout.yaxis.title.text == "memory (MB)"
+    heat = cpu_heatmap(rows, 1000.0, COLORS)
+    assert [heat.layout.xaxis.title.text, heat.layout.yaxis.title.text] == ["scheduler", "node"]
+    traffic = traffic_figure(rows, 1000.0, COLORS)
+    assert traffic.layout.yaxis.title.text == "tuples/s between executors"
+
+
+def test_a_value_axis_turns_log_when_one_scheduler_is_over_100x_another(rows):
+    # the case: rstorm's p99 near 200 ms beside ~2 ms flattens a linear axis
+    slow = [*rows, row("rstorm", p=(150.0, 180.0, 240.0))]
+    wide = latency_figure(slow, 1000.0, COLORS)
+    assert wide.layout.yaxis.type == "log"
+    assert "log scale: one scheduler is over 100x another" in wide.layout.title.text
+    # 0.5 ms (lf's p50) to 6 ms (even's p99): linear, no note
+    narrow = latency_figure(rows, 1000.0, COLORS)
+    assert narrow.layout.yaxis.type is None and "log scale" not in narrow.layout.title.text
+    # exactly 100x is not over 100x
+    edge = [row("even", p=(2.0, 2.0, 2.0)), row("lf", p=(200.0, 200.0, 200.0))]
+    assert latency_figure(edge, 1000.0, COLORS).layout.yaxis.type is None
+    # the sweep decides per panel: only its p99 side spans over 100x (240 ms against 2 ms)
+    sweep = sweep_figure(slow, COLORS)
+    assert sweep.layout.yaxis.type is None and sweep.layout.yaxis2.type == "log"
+
+
+def test_equal_throughput_bars_say_why_they_are_equal():
+    same = [row("even", throughput=420_000.0), row("lf", throughput=420_500.0)]
+    saturated = row("top-storm", throughput=90_000.0, saturated=True)
+    fig = throughput_figure([*same, saturated], 1000.0, COLORS)
+    (note,) = fig.layout.annotations
+    assert note.text.startswith("2 equal bars: below its R* a placement carries the offered load")
+    # different loads: no note
+    apart = [row("even", throughput=420_000.0), row("lf", throughput=300_000.0)]
+    assert not throughput_figure(apart, 1000.0, COLORS).layout.annotations

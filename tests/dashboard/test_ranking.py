@@ -125,3 +125,32 @@ def test_hetero_on_wordcount_is_shown_apart_with_its_reasons():
     assert hetero.violations[0] == "node i7-8c needs 42.4 GB for 339 executors but has 3.7 GB"
     assert even.comparable and not hetero.comparable
     assert leader([hetero, even]).scheduler == "even"
+
+
+def test_a_scheduler_placed_in_the_background_is_named_as_waiting(monkeypatch):
+    from dashboard import ranking
+
+    data = preset_json("lf-linear")
+    ready = {"even"}  # lf's placement still runs in the background
+    monkeypatch.setattr(ranking, "panel_ready", lambda text, s, params, rate: s in ready)
+    children, waiting = ranking.show_ranking(data, {}, 500.0, ["even", "lf"], None, 0)
+    assert waiting == ["lf"]
+    table = children[-2]
+    assert [r.children[0].children for r in table.children[1].children] == ["even"]
+    assert children[-1].children == (
+        "Still being placed in the background: lf (joins the ranking when its panel shows it)"
+    )
+    # its placement done (the page bumps the refresh store): ranked, nothing waiting
+    ready.add("lf")
+    children, waiting = ranking.show_ranking(data, {}, 500.0, ["even", "lf"], None, 1)
+    assert waiting == [] and children[-1].className == "ranking-table"
+    assert sorted(r.children[0].children for r in children[-1].children[1].children) == [
+        "even",
+        "lf",
+    ]
+
+
+def test_a_strip_with_every_placement_still_running_does_not_say_none_could_place():
+    line, _table, pending = strip([], 5, 50.0, ["optimal"])
+    assert line.children == "No placement is ready yet."
+    assert pending.children.startswith("Still being placed in the background: optimal")
