@@ -1,20 +1,27 @@
-"""The dashboard's speed: placement refresh per preset, first paint, Simulate to charts.
+"""The dashboard's speed: placement refresh per preset, first paint, Simulate to charts,
+and each interaction in a real browser.
 
 Targets (issues 5, 10 and 11): a placement refresh under 300 ms of server time
 for every preset, the x10 ones included; the page loaded with every panel drawn
 in under 3 s on the x10 presets; Simulate to filled charts under 10 s for
-WordCount with every scheduler on a warm Spark session.
+WordCount with every scheduler on a warm Spark session. Issue 24: in headless
+Chromium, ``RUNS`` times each, p50 and p95 of a preset switch, an edit to refreshed
+placements and a what-if under 1 s, the first page (warm) under 2 s, Simulate on
+WordCount under 10 s. The server is the app on werkzeug's threaded server, with
+``SLOTSCOPE_PLACEMENT_PROCESSES`` evaluation processes (none unless set, as the Procfile).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import random
 import socket
 import tempfile
 import threading
 import time
 
+import numpy as np
 from werkzeug.serving import make_server
 
 from core.presets import PRESETS, preset_json
@@ -23,6 +30,12 @@ SPARK_MASTER = "local[2]"
 PAINT_PRESET = "lf-diamond-x10"  # the largest: 400 executors on 80 slots
 PAINT_TARGET_S = 3.0  # page load to every panel drawn
 DOTS_PRESET = "lf-linear-x10"  # the largest map drawn as executor dots (80), not as pies
+RUNS = int(os.environ.get("SLOTSCOPE_BENCH_RUNS", "5"))  # timed runs of each interaction
+EVALUATION_PROCESSES = int(os.environ.get("SLOTSCOPE_PLACEMENT_PROCESSES", "0"))  # as served
+INTERACTION_TARGET_S = 1.0  # p95 of a preset switch, an edit, a what-if
+FIRST_PAGE_TARGET_S = 2.0  # p95 of the first page, warm
+SIMULATE_TARGET_S = 10.0
+SWITCH_PRESETS = ("lf-diamond", "wordcount", "rollingcount", "nasiri-diamond", "aniello")
 
 
 def refresh_times() -> None:
@@ -121,9 +134,12 @@ TRACES_JS = (
 
 def browser_times() -> None:
     from core import spark
+    from dashboard import compute
     from dashboard.app import server
     from dashboard.jobs import MASTER_CONFIG, WARM_ON_VISIT_CONFIG, job_pool, warm_up
 
+    compute.clear_caches()
+    compute.start_processes(EVALUATION_PROCESSES)  # as the Procfile serves it
     warm_up(SPARK_MASTER)
     server.config[MASTER_CONFIG] = SPARK_MASTER
     server.config[WARM_ON_VISIT_CONFIG] = False
@@ -160,10 +176,107 @@ def browser_times() -> None:
             f"Simulate to filled charts, wordcount, default schedulers, warm Spark: "
             f"{seconds:.1f} s (target < 10 s)"
         )
+        interaction_times(driver, f"http://127.0.0.1:{port}")
     finally:
         driver.quit()
         httpd.shutdown()
         spark.stop_session()
+        compute.start_processes(0)
+
+
+_CALLBACKS_JS = (  # callbacks the dash renderer still waits for, as n
+    "var s = window.store && window.store.getState(); if (!s) return false;"
+    "var c = Object.assign({}, s.callbacks); delete c.stored; delete c.completed;"
+    "var n = [].concat.apply([], Object.values(c)).length;"
+)
+SETTLED_JS = _CALLBACKS_JS + "return n === 0 && !document.querySelector('.alert.pending');"
+BUSY_JS = _CALLBACKS_JS + "return n > 0;"
+MARK_CHARTS_JS = (
+    "var g = document.querySelector('.js-plotly-plot'); window.__slotscopeOld = g && g.data;"
+)
+NEW_CHARTS_JS = (
+    "var g = document.querySelector('.js-plotly-plot');"
+    "return !!(g && g.data && g.data.length && g.data !== window.__slotscopeOld);"
+)
+SET_PROPS_JS = "window.dash_clientside.set_props(arguments[0], arguments[1]);"
+
+
+def _settled(driver, timeout: float = 60.0) -> float:
+    """Seconds until the page has callbacks pending (at most 1 s), then none."""
+    start = time.perf_counter()
+    _wait(lambda: driver.execute_script(BUSY_JS), 1.0)
+    _wait(lambda: driver.execute_script(SETTLED_JS), timeout)
+    return time.perf_counter() - start
+
+
+def _percentiles(label: str, seconds: list[float], target: float) -> None:
+    p50, p95 = np.percentile(np.asarray(seconds), [50, 95])
+    flag = "" if p95 < target else f"  (p95 over {target:g} s)"
+    runs = ", ".join(f"{s:.2f}" for s in seconds)
+    print(f"  {label:<44} p50 {p50:5.2f} s  p95 {p95:5.2f} s  ({runs}){flag}")
+
+
+def _set(driver, component: str, props: dict) -> float:
+    """Set a component's properties as its user would (Dash's set_props: its callbacks
+    run), and answer the seconds until the page has settled."""
+    driver.execute_script(SET_PROPS_JS, component, props)
+    return _settled(driver)
+
+
+def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
+    """p50/p95 of each interaction of issue 24 in the browser, ``runs`` times each: the
+    first page (warm server caches), a preset switch (placements drawn), an edit of a
+    component's parallelism (every panel refreshed: each run a new scenario), a what-if
+    (a node failed, its table filled), and Simulate (a new offered rate each run)."""
+    from core.presets import preset_json
+    from dashboard import ids
+
+    print(f"interactions in headless Chromium, {runs} runs each (default schedulers):")
+    url = f"{base_url}/?preset=wordcount"
+    driver.get(url)
+    _wait(lambda: driver.execute_script(DOTS_JS), 120)
+    _settled(driver, 120)
+    pages = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        driver.get(url)
+        _wait(lambda: driver.execute_script(DOTS_JS), 60)
+        _wait(lambda: driver.execute_script(SETTLED_JS), 60)
+        pages.append(time.perf_counter() - start)
+    _percentiles("first page, warm (every panel drawn)", pages, FIRST_PAGE_TARGET_S)
+
+    switches = [_set(driver, ids.PRESET, {"value": SWITCH_PRESETS[i % len(SWITCH_PRESETS)]})
+                for i in range(runs)]  # fmt: skip
+    _percentiles("preset switch (placements drawn)", switches, INTERACTION_TARGET_S)
+
+    _set(driver, ids.PRESET, {"value": "wordcount"})
+    rows = preset_json("wordcount")["topology"]["components"]
+    edits = []
+    for i in range(runs):  # a new parallelism each run: nothing cached
+        row = i % len(rows)
+        rows = [dict(r) for r in rows]
+        rows[row]["parallelism"] = rows[row]["parallelism"] + 1
+        edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}))
+    _percentiles("edit to refreshed placements", edits, INTERACTION_TARGET_S)
+
+    nodes = [n["id"] for n in preset_json("wordcount")["cluster"]["nodes"]]
+    whatifs = [_set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}) for i in range(runs)]
+    _percentiles("what-if (a node failed, table filled)", whatifs, INTERACTION_TARGET_S)
+
+    driver.get(url)
+    _wait(lambda: driver.execute_script(DOTS_JS), 60)
+    _settled(driver, 60)
+    sims = []
+    rng = random.Random(7)
+    for _ in range(max(1, min(runs, 3))):  # a simulation takes seconds: at most 3
+        _set(driver, ids.RATE, {"value": rng.randrange(2000, 9000)})
+        driver.execute_script(MARK_CHARTS_JS)
+        start = time.perf_counter()
+        driver.find_element("css selector", f"#{ids.SIMULATE}").click()
+        _wait(lambda: driver.execute_script(NEW_CHARTS_JS), 120)
+        _wait(lambda: driver.execute_script(SETTLED_JS), 120)
+        sims.append(time.perf_counter() - start)
+    _percentiles("Simulate on wordcount (charts filled)", sims, SIMULATE_TARGET_S)
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ connection error's message).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -67,6 +68,8 @@ REQUEST_TIMEOUT_S = 120.0
 MEMORY_SAMPLE_S = 0.5
 ACTIONS = {"page": 0.15, "preset": 0.25, "edit": 0.45, "simulate": 0.15}  # weights
 ROOT = Path(__file__).resolve().parent.parent
+REFRESH_KINDS = ("placement refresh (edit)", "placement refresh (preset)")
+PROCESSES_ENV = "SLOTSCOPE_LOAD_PROCESSES"  # replaces the Procfile's evaluation processes
 PANEL_ID_STATE = '{"sched":["MATCH"],"type":"panel-stats"}.id'  # the panel callback's State
 
 
@@ -91,6 +94,13 @@ def procfile_command(port: int, procfile: Path = ROOT / "Procfile") -> list[str]
     if words[0] != "gunicorn" or "--bind" not in words:
         raise RuntimeError(f"{procfile}: the web line is not 'gunicorn ... --bind ADDRESS'")
     words[words.index("--bind") + 1] = f"127.0.0.1:{port}"
+    processes = os.environ.get(PROCESSES_ENV)
+    if processes is not None:  # the same server with another count of evaluation processes
+        setting = "SLOTSCOPE_PLACEMENT_PROCESSES="
+        if any(w.startswith(setting) for w in words):
+            at = next(i for i, w in enumerate(words) if w.startswith(setting))
+            del words[at - 1 : at + 1]  # --env NAME=VALUE
+        words += ["--env", f"{setting}{processes}"]
     return [sys.executable, "-m", *words]
 
 
@@ -146,24 +156,40 @@ class MemoryWatch:
     def __init__(self, pid: int):
         self.root = psutil.Process(pid)
         self.peak_python = 0
+        self.peak_python_all = 0  # the server's Python processes together (evaluation ones)
         self.peak_tree = 0
+        self.cpu_s: dict[int, tuple[str, float]] = {}  # pid -> (python or spark, CPU-s so far)
+        self.cpu_start: dict[int, float] = {}  # pid -> CPU-s when the users started
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
         procs = [self.root, *self.root.children(recursive=True)]
-        python, tree = 0, 0
+        python, python_all, tree = 0, 0, 0
         for p in procs:
             try:
                 rss = p.memory_info().rss
                 name = p.name()
+                spark_worker = any("pyspark" in word for word in p.cmdline())
+                times = p.cpu_times()
             except psutil.Error:
                 continue
             tree += rss
-            if "python" in name or "gunicorn" in name:
+            server = ("python" in name or "gunicorn" in name) and not spark_worker
+            self.cpu_s[p.pid] = ("python" if server else "spark", times.user + times.system)
+            if ("python" in name or "gunicorn" in name) and not spark_worker:
                 python = max(python, rss)
+                python_all += rss
         self.peak_python = max(self.peak_python, python)
+        self.peak_python_all = max(self.peak_python_all, python_all)
         self.peak_tree = max(self.peak_tree, tree)
+
+    def cpu_seconds(self, kind: str) -> float:
+        """CPU-s the server's processes of ``kind`` used (python: gunicorn's and the
+        evaluation processes; spark: the JVM and its Python workers), as last sampled."""
+        return sum(
+            cpu - self.cpu_start.get(pid, 0.0) for pid, (k, cpu) in self.cpu_s.items() if k == kind
+        )
 
     def _run(self) -> None:
         while not self.stop.wait(MEMORY_SAMPLE_S):
@@ -173,12 +199,17 @@ class MemoryWatch:
                 return
 
     def __enter__(self) -> MemoryWatch:
+        with contextlib.suppress(psutil.Error):
+            self._sample()  # the server's start-up is not the users' CPU
+        self.cpu_start = {pid: cpu for pid, (_, cpu) in self.cpu_s.items()}
         self.thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.thread.join()
+        with contextlib.suppress(psutil.Error):
+            self._sample()  # the CPU times at the end
 
 
 # Dash's HTTP protocol: POST /_dash-update-component with the callback's output key
@@ -492,11 +523,20 @@ def print_report(stats: Stats, seconds: float, users: int, watch: MemoryWatch, u
             f"{kind:<30} {len(values):>8} {p[0]:>8.0f} {p[1]:>8.0f} {p[2]:>8.0f} "
             f"{stats.http_500.get(kind, 0):>5} {stats.failures.get(kind, 0):>6}"
         )
+    refreshes = sum(len(stats.times.get(k, [])) for k in REFRESH_KINDS)
+    python_s, spark_s = watch.cpu_seconds("python"), watch.cpu_seconds("spark")
+    print(
+        f"server CPU: {python_s:.1f} s in its Python processes "
+        f"({1000 * python_s / max(1, refreshes):.0f} ms per placement refresh, pages and "
+        f"simulation requests included; {refreshes} refreshes), {spark_s:.1f} s in Spark"
+    )
     why = ", ".join(f"{k} x{v}" for k, v in sorted(stats.reasons.items())) or "none"
     print(f"HTTP 500s: {errors}; other failures: {sum(stats.failures.values())} ({why})")
     print(
         f"server peak memory: {watch.peak_python / 1e6:,.0f} MB (largest Python process), "
-        f"{watch.peak_tree / 1e6:,.0f} MB (with its children, Spark's JVM included)"
+        f"{watch.peak_python_all / 1e6:,.0f} MB (its Python processes together: gunicorn's "
+        f"and the evaluation processes), {watch.peak_tree / 1e6:,.0f} MB (with every child, "
+        "Spark's JVM and Python workers included)"
     )
 
 
@@ -515,6 +555,9 @@ def run_load(users: int, seconds: float, server_kind: str) -> Stats:
         server = start_server(server_kind, port, cache_dir)
         try:
             up_s = wait_until_up(base, server)
+            # Dash registers the callbacks at the first page it serves: until then
+            # /_dash-dependencies lists none
+            requests.get(base + "/", timeout=REQUEST_TIMEOUT_S)
             deps = [
                 Callback(d["output"], d["inputs"], d["state"])
                 for d in requests.get(base + "/_dash-dependencies", timeout=30).json()

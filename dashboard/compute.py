@@ -21,6 +21,11 @@ the ranking strip, the compare table and the what-if table:
 ones :func:`placed` has (or computes, once) instead of running them again
 (:func:`starting_placements`), so a refresh runs each paper scheduler once.
 
+With evaluation processes (:func:`start_processes`, ``SLOTSCOPE_PLACEMENT_PROCESSES``),
+:func:`evaluate` runs in the process its scenario text hashes to, whose memo
+holds that scenario's whole chain; this process keeps the evaluations it got
+back, so the ranking, compare table and maps share them without asking again.
+
 Nothing here raises for bad input: a failure comes back as
 ``Evaluation.error``. Schedulers run in process (no Spark), on the scenario
 as edited (its own workload rate): the rate input sets what the placement is
@@ -29,11 +34,18 @@ analysed and observed at.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import math
+import multiprocessing
+import os
+import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -172,12 +184,35 @@ def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Pl
     return Placed(schedule, graph, metrics, (time.perf_counter() - start) * 1000.0)
 
 
-@lru_cache(maxsize=1024)
 def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) -> Evaluation:
-    """Schedule, measure and analyse one placement."""
+    """Schedule, measure and analyse one placement (memoised under the resolved parameters,
+    so ``{}`` and the defaults spelled out share one evaluation: the panels, the ranking,
+    the compare table and the maps ask with either). In the evaluation processes, when
+    started (:func:`start_processes`)."""
     try:
         key = resolved_params(scheduler, params_text)
-        p = placed(scenario_text, scheduler, key, observation_rate(scheduler, rate))
+    except SchedulerError as err:
+        return Evaluation(scheduler, None, None, None, error=str(err))
+    except Exception as err:  # parameters that are not a JSON object, say
+        return Evaluation(scheduler, None, None, None, error=f"{type(err).__name__}: {err}")
+    return evaluated(scenario_text, scheduler, key, float(rate))
+
+
+@lru_cache(maxsize=1024)
+def evaluated(scenario_text: str, scheduler: str, params_key: str, rate: float) -> Evaluation:
+    """:func:`evaluate` of resolved parameters: in an evaluation process when they run
+    (never ``IN_PROCESS`` schedulers), else here."""
+    pool = _processes
+    if pool is not None and scheduler not in IN_PROCESS:
+        return pool.evaluate(scenario_text, scheduler, params_key, rate)
+    return evaluate_here(scenario_text, scheduler, params_key, rate)
+
+
+def evaluate_here(scenario_text: str, scheduler: str, params_key: str, rate: float) -> Evaluation:
+    """Schedule, measure and analyse one placement in this process (``params_key``:
+    :func:`resolved_params`)."""
+    try:
+        p = placed(scenario_text, scheduler, params_key, observation_rate(scheduler, rate))
     except (ScenarioError, SchedulerError) as err:
         return Evaluation(scheduler, None, None, None, error=str(err))
     except Exception as err:  # a scheduler bug must not take the page down
@@ -234,9 +269,106 @@ def _slotscope_from_page(text: str) -> Callable[[Problem, Mapping[str, Any]], An
     return run
 
 
+# -- Evaluation processes ------------------------------------------------------------
+
+# Schedulers evaluated in the server process even when evaluation processes run: CP-SAT
+# (``optimal``) solves in C++ threads of its own that release the GIL, and its searches of
+# up to a minute would hold a process every other panel of its scenarios waits for.
+IN_PROCESS = ("optimal",)
+PROCESSES_ENV = "SLOTSCOPE_PLACEMENT_PROCESSES"  # evaluation processes the app starts (0: none)
+MAX_PROCESSES = 4
+
+
+class EvaluationProcesses:
+    """Processes that evaluate placements (:func:`evaluated`), so that scheduling and
+    analysis use every core while the server process's threads serve the page.
+
+    The server process holds the GIL for every Python step of its request threads: a
+    request thread here waits for its evaluation without it. Each scenario goes to one
+    process (a hash of its text), whose memo then holds its whole chain: the paper
+    placements slotscope starts from, the placement aniello-online observes, the
+    :class:`core.problem.Problem`. A process started by ``spawn`` (never a fork of a
+    process with a py4j session, docs/architecture.md) imports the core once; a process
+    that dies is replaced, and meanwhile its evaluations run in the server process.
+    """
+
+    def __init__(self, processes: int):
+        self._pools: list[ProcessPoolExecutor | None] = [None] * processes
+        self._lock = threading.Lock()
+
+    def _pool(self, index: int) -> ProcessPoolExecutor:
+        with self._lock:
+            pool = self._pools[index]
+            if pool is None:
+                context = multiprocessing.get_context("spawn")
+                pool = ProcessPoolExecutor(1, mp_context=context, initializer=_process_ready)
+                self._pools[index] = pool
+            return pool
+
+    def _drop(self, index: int, pool: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pools[index] is pool:
+                self._pools[index] = None
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm(self) -> None:
+        """Start every process now (each imports the core: seconds), not at the first edit."""
+        for index in range(len(self._pools)):
+            self._pool(index).submit(_process_ready)
+
+    def evaluate(self, text: str, scheduler: str, params_key: str, rate: float) -> Evaluation:
+        """:func:`evaluated` in the process of ``text``'s scenario."""
+        index = zlib.crc32(text.encode()) % len(self._pools)
+        pool = self._pool(index)
+        try:
+            return pool.submit(evaluated, text, scheduler, params_key, rate).result()
+        except (BrokenProcessPool, OSError, RuntimeError) as err:
+            log.warning("evaluation process lost (%s): evaluating in the server", err)
+            self._drop(index, pool)
+            return evaluate_here(text, scheduler, params_key, rate)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pools, self._pools = self._pools, [None] * len(self._pools)
+        for pool in pools:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _process_ready() -> None:
+    """An evaluation process's start: what it imported lives as long as it does (kept out
+    of the cyclic collector's full passes, as the server does)."""
+    gc.freeze()
+
+
+_processes: EvaluationProcesses | None = None
+
+
+def start_processes(processes: int) -> EvaluationProcesses | None:
+    """Evaluate placements in ``processes`` processes from now on (0: in this process);
+    answers the processes (None for 0). Memoised evaluations are kept."""
+    global _processes
+    if multiprocessing.parent_process() is not None:  # an evaluation process itself (spawn
+        return None  # imports the server's main module again): evaluate here
+    old, _processes = _processes, None
+    if old is not None:
+        old.shutdown()
+    if processes > 0:
+        _processes = EvaluationProcesses(min(processes, MAX_PROCESSES))
+        _processes.warm()
+    return _processes
+
+
+def processes_from_env(default: int = 0) -> int:
+    """``$SLOTSCOPE_PLACEMENT_PROCESSES`` as a count (``default`` when unset or not a
+    whole number >= 0)."""
+    text = os.environ.get(PROCESSES_ENV, "").strip()
+    return int(text) if text.isdigit() else default
+
+
 def clear_caches() -> None:
     """Forget every memoised step (benchmarks measure a cold start)."""
-    for step in (scenario_of, graph_of, observed, placed, evaluate):
+    for step in (scenario_of, graph_of, observed, placed, evaluated):
         step.cache_clear()
 
 

@@ -67,6 +67,11 @@ MAX_JOBS_PER_SESSION = 3  # unfinished simulations of one browser session (runni
 MAX_JOBS = 30  # unfinished simulations of the whole server
 SESSION_COOKIE = "slotscope_session"  # names a browser session for the per-session limit
 
+# Spark's JVM and its Python workers run at this niceness (the server's own at 0): on a
+# machine of few cores a simulation then takes the CPU the page's requests leave, and an
+# edit's panels are not slowed by the simulations of other users.
+SPARK_NICE = 10
+
 CACHE_DIR_ENV = "SLOTSCOPE_CACHE_DIR"  # the result cache's directory (default: cache_dir())
 CACHE_ENTRIES = 200  # comparisons kept on disk; the oldest go first
 MAX_CACHED_BYTES = 64_000_000  # a larger result is served but not cached
@@ -110,7 +115,11 @@ def spark_compare(
         spark.map_tasks, group=group, progress=progress, master=master, key=placement_key
     )
     engine = spark.engine_info(master)
-    return compare(scenario, schedulers, rates, replicas, tuples, seed, mapper, engine)
+    spark.lower_priority(SPARK_NICE)  # the JVM and its Python workers yield to the page
+    try:
+        return compare(scenario, schedulers, rates, replicas, tuples, seed, mapper, engine)
+    finally:
+        spark.lower_priority(SPARK_NICE)  # Python workers Spark started during the job
 
 
 def settings_key(scenario: Mapping[str, Any], settings: Mapping[str, Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 import pytest
 
@@ -103,3 +104,59 @@ def test_headline_of_a_placed_scenario_has_its_figures(lf_diamond):
     h = compute.headline(compute.evaluate(text, "even", "{}", rate))
     assert h["rate"] == rate and h["nodes_used"] == 8 and h["slots_used"] == 8
     assert h["throughput"] > 0 and h["latency_estimate_ms"] > 0
+
+
+def test_the_ranking_s_and_the_panel_s_parameter_texts_share_one_evaluation(lf_diamond):
+    text, rate = lf_diamond
+    panel = compute.evaluate(text, "top-storm", compute.resolved_params("top-storm", "{}"), rate)
+    assert compute.evaluate(text, "top-storm", "{}", rate) is panel  # no second analysis
+    assert compute.evaluated.cache_info().misses == 1
+
+
+def test_a_parameter_text_that_is_no_json_object_is_an_error_value(lf_diamond):
+    text, rate = lf_diamond
+    ev = compute.evaluate(text, "top-storm", "[1, 2]", rate)
+    assert ev.schedule is None and ev.error
+
+
+@pytest.fixture
+def one_process():
+    """Evaluations in one evaluation process, then in this one again."""
+    compute.clear_caches()
+    yield compute.start_processes(1)
+    compute.start_processes(0)
+
+
+def test_an_evaluation_process_places_and_analyses_as_this_process_does(one_process):
+    sc = preset("lf-diamond")
+    text, rate = compute.canonical(sc.to_json_dict()), sc.workload.rate
+    remote = {s: compute.evaluate(text, s, "{}", rate) for s in ("aniello-online", "slotscope")}
+    compute.start_processes(0)
+    compute.clear_caches()
+    for sid, ev in remote.items():
+        here = compute.evaluate(text, sid, "{}", rate)
+        assert ev.schedule.placement() == here.schedule.placement()
+        assert ev.analysis.max_rate == pytest.approx(here.analysis.max_rate, rel=1e-12)
+
+
+def test_a_killed_evaluation_process_is_replaced_and_its_evaluation_done_here(one_process):
+    sc = preset("lf-linear")
+    text, rate = compute.canonical(sc.to_json_dict()), sc.workload.rate
+    assert compute.evaluate(text, "even", "{}", rate).schedule.ok  # the process runs
+    (child,) = multiprocessing.active_children()
+    child.kill()
+    child.join(10)
+    assert compute.evaluate(text, "lf", "{}", rate).schedule.ok  # here, the process lost
+    assert compute.evaluate(text, "toss", "{}", rate).schedule.ok  # in a new process
+    assert len(multiprocessing.active_children()) == 1
+
+
+def test_an_evaluation_process_starts_no_processes_of_its_own(monkeypatch):
+    monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
+    assert compute.start_processes(2) is None
+
+
+@pytest.mark.parametrize(("text", "count"), [("2", 2), ("", 0), ("two", 0), ("-1", 0)])
+def test_the_count_of_evaluation_processes_comes_from_the_environment(monkeypatch, text, count):
+    monkeypatch.setenv(compute.PROCESSES_ENV, text)
+    assert compute.processes_from_env() == count

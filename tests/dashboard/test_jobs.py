@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 import time
 
 import pytest
 
 from core import spark
-from dashboard.jobs import CANCELLED, DONE, FAILED, JobPool, settings_key
+from dashboard.jobs import CANCELLED, DONE, FAILED, SPARK_NICE, JobPool, settings_key
 
 DOC = {
     "engine": {"tasks": 2, "master": "local[2]", "wall_s": 0.1},
@@ -109,3 +111,24 @@ def test_the_cache_key_changes_with_any_setting():
     assert settings_key(scenario, base) == settings_key(scenario, dict(base))
     assert settings_key(scenario, base) != settings_key(scenario, {**base, "replicas": 2})
     assert settings_key(scenario, base) != settings_key({"name": "t"}, base)
+
+
+@pytest.mark.skipif(not spark.PROC.is_dir(), reason="Linux's /proc only")
+def test_spark_s_jvm_and_the_processes_under_it_yield_the_cpu(tmp_path):
+    java = tmp_path / "java"  # a stand-in for Spark's JVM (its command name is java)
+    java.write_text("#!/bin/sh\nsleep 30 &\nwait\n")
+    java.chmod(0o755)
+    other = subprocess.Popen(["sleep", "30"])  # not under the JVM: left alone
+    jvm = subprocess.Popen([str(java)])
+    try:
+        wait_for(lambda: len(spark.child_processes({jvm.pid})) == 1)
+        (worker,) = spark.child_processes({jvm.pid})
+        assert spark.lower_priority(SPARK_NICE) >= 2
+        assert os.getpriority(os.PRIO_PROCESS, jvm.pid) == SPARK_NICE
+        assert os.getpriority(os.PRIO_PROCESS, worker) == SPARK_NICE
+        assert os.getpriority(os.PRIO_PROCESS, other.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+        assert spark.lower_priority(SPARK_NICE) == 0  # already there
+    finally:
+        for p in (jvm, other):
+            p.kill()
+            p.wait()
