@@ -24,13 +24,21 @@ Faults end with one line, never a hang or a Java stack:
   (:func:`log_path`) unless :func:`show_spark_logs` asked for it on stderr;
 - a task's own exception comes back as a value and ends the job with its
   type and message (:class:`TaskFailed`);
-- an executor that stops answering is lost after ``spark.network.timeout``
-  (``NETWORK_TIMEOUT_S``), at once when its process is gone; Spark reruns its
-  tasks elsewhere (up to ``spark.task.maxFailures``, 4 on a cluster);
+- an executor is lost at once when its process is gone, else after
+  ``spark.network.timeout`` (``NETWORK_TIMEOUT_S``, 30 s) without a heartbeat
+  (sent every ``HEARTBEAT_S``, 5 s; silence looked for every
+  ``TIMEOUT_CHECK_S``, 2 s); Spark reruns its tasks elsewhere (up to
+  ``spark.task.maxFailures``, 4 on a cluster);
 - a job that has tasks left but none running for ``STALL_TIMEOUT_S`` seconds
-  (the only worker lost, a cluster with no free cores) is cancelled through
-  its job group with a :class:`JobStalled` line saying so, as is a job past
-  the ``deadline_s`` its caller gave. The session stays usable.
+  (20 s: the only worker lost, a cluster with no free cores; ``START_TIMEOUT_S``,
+  45 s, before any of its tasks has run, while executors start; a task of
+  another job running meanwhile resets the count) is cancelled
+  through its job group with a :class:`JobStalled` line saying so, as is a job
+  past the ``deadline_s`` its caller gave. The session stays usable.
+
+So a worker lost in the middle of a job ends it within ``FAULT_BOUND_S`` (53 s)
+of the fault, a partition included; a worker whose processes died, within
+about ``STALL_TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -64,8 +72,16 @@ MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
 STALL_ENV = "SLOTSCOPE_SPARK_STALL_S"  # overrides STALL_TIMEOUT_S (tests use a short one)
 PROGRESS_POLL_S = 0.2  # s between progress reports
 STATUS_POLL_S = 1.0  # s between looks at the job's stages (Spark's status tracker)
-STALL_TIMEOUT_S = 30.0  # s with tasks left and none running before a job is ended
-NETWORK_TIMEOUT_S = 60  # s: spark.network.timeout, a silent executor is lost after this
+# A lost worker ends a job within FAULT_BOUND_S of the fault: its executors are lost at
+# once when their processes are gone, else (a partition, a frozen machine) after at most
+# NETWORK_TIMEOUT_S + TIMEOUT_CHECK_S of silence; then STALL_TIMEOUT_S with tasks left and
+# none running ends the job (polled every STATUS_POLL_S).
+STALL_TIMEOUT_S = 20.0  # s with tasks left and none running (a killed executor is replaced within)
+START_TIMEOUT_S = 45.0  # s: the same, before any task of the job has run (executors starting)
+NETWORK_TIMEOUT_S = 30  # s: spark.network.timeout, a silent executor is lost after this
+HEARTBEAT_S = 5  # s: spark.executor.heartbeatInterval (Spark's default 10), < the above
+TIMEOUT_CHECK_S = 2  # s: spark.network.timeoutInterval (Spark's default 60): look for silence
+FAULT_BOUND_S = NETWORK_TIMEOUT_S + TIMEOUT_CHECK_S + STALL_TIMEOUT_S + STATUS_POLL_S  # 53 s
 MASTER_CHECK_S = 3.0  # s: the whole check of a spark:// master (every host of it)
 MASTER_PROBE_S = 1.5  # s: at most, per host: name lookup, connection, answer
 MAX_LOCAL_THREADS = 1024  # local[N]: N at most this
@@ -351,6 +367,8 @@ def get_session(master: str | None = None):
                     .config("spark.python.worker.reuse", "true")
                     .config("spark.sql.shuffle.partitions", "4")
                     .config("spark.network.timeout", f"{NETWORK_TIMEOUT_S}s")
+                    .config("spark.network.timeoutInterval", f"{TIMEOUT_CHECK_S}s")
+                    .config("spark.executor.heartbeatInterval", f"{HEARTBEAT_S}s")
                     .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
                     .config("spark.driver.extraJavaOptions", java_options)
                     .config("spark.executor.extraJavaOptions", java_options)
@@ -467,8 +485,8 @@ def map_tasks(
     TaskFailed
         ``func`` raised on a task: its type and message.
     JobStalled
-        Tasks were left and none ran for ``STALL_TIMEOUT_S`` (lost workers), or the
-        deadline passed.
+        Tasks were left and none ran for ``STALL_TIMEOUT_S`` (lost workers;
+        ``START_TIMEOUT_S`` before any task ran), or the deadline passed.
     SparkUnavailable
         Spark cannot start (no Java), or the job failed in Spark itself.
     SettingsError
@@ -539,10 +557,13 @@ def stall_timeout_s() -> float:
     return value if 0 < value < float("inf") else STALL_TIMEOUT_S
 
 
-def _tasks_left(sc, group: str) -> tuple[int, int] | None:
-    """(running, waiting) tasks of the group's running jobs; None before a stage exists."""
+def _tasks_left(sc, group: str) -> tuple[int, int, int] | None:
+    """(running, waiting, begun) tasks: running counts the tasks of every job of the
+    session (another job's running task shows a live executor: the group's tasks then wait
+    their turn, they are not stalled); waiting and begun (running or finished) the group's
+    own. None before a stage of the group exists."""
     tracker = sc.statusTracker()
-    running = waiting = 0
+    waiting = finished = mine = 0
     seen = False
     for job_id in tracker.getJobIdsForGroup(group):
         info = tracker.getJobInfo(job_id)
@@ -553,9 +574,14 @@ def _tasks_left(sc, group: str) -> tuple[int, int] | None:
             if stage is None:
                 continue
             seen = True
-            running += stage.numActiveTasks
+            mine += stage.numActiveTasks
+            finished += stage.numCompletedTasks
             waiting += max(0, stage.numTasks - stage.numCompletedTasks - stage.numActiveTasks)
-    return (running, waiting) if seen else None
+    if not seen:
+        return None
+    stages = (tracker.getStageInfo(stage_id) for stage_id in tracker.getActiveStageIds())
+    running = sum(stage.numActiveTasks for stage in stages if stage is not None)
+    return max(running, mine), waiting, mine + finished
 
 
 def _watch(
@@ -580,6 +606,7 @@ def _watch(
     start = time.monotonic()
     worker.start()
     stall_s, idle_since, next_look = stall_timeout_s(), None, start + STATUS_POLL_S
+    started = False  # a task of the job has run: before that, executors may be starting
     while worker.is_alive():
         worker.join(PROGRESS_POLL_S)
         if report is not None:
@@ -592,12 +619,14 @@ def _watch(
             _end(group, f"the Spark job was ended at its deadline of {deadline_s:g} s")
             continue
         left = _tasks_left(session.sparkContext, group)
+        started = started or (left is not None and left[2] > 0)
         idle = left is not None and left[0] == 0 and left[1] > 0
         idle_since = (idle_since or now) if idle else None
-        if idle_since is not None and now - idle_since >= stall_s:
+        allowed_s = stall_s if started else max(stall_s, START_TIMEOUT_S)
+        if idle_since is not None and now - idle_since >= allowed_s:
             _end(
                 group,
-                f"the Spark job was ended: {left[1]} of its tasks waited {stall_s:g} s with "
+                f"the Spark job was ended: {left[1]} of its tasks waited {allowed_s:g} s with "
                 f"none running; the cluster at {session.sparkContext.master} has no live "
                 "executor (a lost worker, or no free cores?)",
             )
@@ -613,3 +642,53 @@ def _watch(
     if report is not None:
         report(total, total)
     return outcome["result"]
+
+
+# -- CPU priority -------------------------------------------------------------------------
+
+PROC = Path("/proc")  # Linux's process table (lower_priority does nothing without it)
+
+
+def child_processes(pids: set[int]) -> set[int]:
+    """The processes whose parent is in ``pids`` (from /proc/PID/stat: its 4th field)."""
+    out = set()
+    for stat_file in PROC.glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            after_name = stat_file.read_text().rsplit(")", 1)[1].split()
+            if int(after_name[1]) in pids:
+                out.add(int(stat_file.parent.name))
+    return out
+
+
+def _command_name(pid: int) -> str:
+    try:
+        return (PROC / str(pid) / "comm").read_text(errors="replace").strip()
+    except OSError:  # gone meanwhile
+        return ""
+
+
+def lower_priority(nice: int) -> int:
+    """Run the JVM this process started, and every process under it (Spark's Python
+    workers), at niceness ``nice`` or lower priority: batch simulations give way to the
+    interactive work of this process. Linux sets niceness per thread, so every thread of
+    each process is reniced; threads and processes they start later inherit it.
+
+    Answers how many threads were reniced (0 without /proc, or with no Spark JVM);
+    a thread that is gone or not ours is skipped.
+    """
+    if not PROC.is_dir():
+        return 0
+    jvms = {pid for pid in child_processes({os.getpid()}) if _command_name(pid) == "java"}
+    tree, level = set(jvms), set(jvms)
+    while level:
+        level = child_processes(level) - tree
+        tree |= level
+    reniced = 0
+    for pid in tree:
+        for task in (PROC / str(pid) / "task").glob("[0-9]*"):
+            with contextlib.suppress(OSError, ValueError):
+                tid = int(task.name)
+                if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+                    os.setpriority(os.PRIO_PROCESS, tid, nice)
+                    reniced += 1
+    return reniced

@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -175,6 +177,43 @@ def test_a_task_that_raises_ends_the_job_with_its_own_reason(spark):
     assert runner.map_tasks(int, ["1", "2"]) == [1, 2]  # the session goes on
 
 
+class _Tracker:
+    """Spark's status tracker as the watcher reads it: job 1 of group g (stage 10), job 2 of
+    another group (stage 20); tasks as (total, active, completed) per stage."""
+
+    def __init__(self, stages: dict[int, tuple[int, int, int]]):
+        self.stages = stages
+
+    def getJobIdsForGroup(self, group):  # noqa: N802 (Spark's names)
+        return [1] if group == "g" else [2]
+
+    def getJobInfo(self, job_id):  # noqa: N802
+        return SimpleNamespace(status="RUNNING", stageIds=[10 if job_id == 1 else 20])
+
+    def getStageInfo(self, stage_id):  # noqa: N802
+        if stage_id not in self.stages:
+            return None
+        total, active, completed = self.stages[stage_id]
+        return SimpleNamespace(numTasks=total, numActiveTasks=active, numCompletedTasks=completed)
+
+    def getActiveStageIds(self):  # noqa: N802
+        return list(self.stages)
+
+
+def _left(stages):
+    sc = SimpleNamespace(statusTracker=lambda: _Tracker(stages))
+    return runner._tasks_left(sc, "g")
+
+
+def test_a_job_waiting_behind_another_jobs_running_tasks_is_not_idle():
+    # (running anywhere, waiting of g, begun of g)
+    assert _left({}) is None  # no stage of g yet
+    assert _left({10: (6, 0, 0)}) == (0, 6, 0)  # nothing runs: idle, not begun
+    assert _left({10: (6, 0, 0), 20: (4, 2, 1)}) == (2, 6, 0)  # waits its turn: not idle
+    assert _left({10: (6, 2, 3), 20: (4, 0, 4)}) == (2, 1, 5)
+    assert _left({10: (6, 0, 3)}) == (0, 3, 3)  # begun, then nothing runs: a stall
+
+
 # a real standalone cluster: master and worker from pyspark's spark-class
 
 
@@ -260,10 +299,24 @@ class Cluster:
             time.sleep(0.5)
         pytest.fail(f"no executor started; logs in {self.logs}")
 
+    def wait_for_tasks(self, timeout_s: float = 180) -> None:
+        """Until the worker's executor runs Python tasks (its pyspark.daemon is up)."""
+        assert self.worker is not None
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            found = subprocess.run(
+                ["pgrep", "-g", str(self.worker.pid), "-f", "pyspark.daemon"],
+                capture_output=True,
+            )
+            if found.returncode == 0:
+                return
+            time.sleep(0.5)
+        pytest.fail(f"no task started; logs in {self.logs}")
+
     def kill_worker(self) -> None:
         """SIGKILL the worker and its executors (its process group), as a lost machine."""
         assert self.worker is not None
-        os.killpg(self.worker.pid, 9)
+        os.killpg(self.worker.pid, signal.SIGKILL)  # a stopped process too
         self.worker.wait(20)
         self.worker = None
         self._wait_for_workers(0)
@@ -343,25 +396,45 @@ def test_a_killed_executor_is_replaced_and_the_results_are_the_same(spark, clust
     assert _strip_timing(json.loads(out)["results"]) == _strip_timing(local["results"])
 
 
+_ENDED = (  # the one line of a job whose tasks began, then had no executor for 5 s
+    r"slotscope: the Spark job was ended: [12] of its tasks waited 5 s with none running; "
+    r"the cluster at {url} has no live executor \(a lost worker, or no free cores\?\)\n"
+)
+
+
 @pytest.mark.cluster
 def test_a_lost_worker_ends_the_job_with_one_line_and_a_new_worker_serves_again(cluster):
     env = {**os.environ, runner.STALL_ENV: "5"}
     job = _simulate(cluster.url, *LONG, env=env, wait=False)
-    cluster.wait_for_executor()
-    time.sleep(2)
+    cluster.wait_for_tasks()
     assert job.poll() is None
     cluster.kill_worker()
     out, err = job.communicate(timeout=240)
     assert job.returncode == 2 and out == ""
-    assert re.fullmatch(
-        r"slotscope: the Spark job was ended: [12] of its tasks waited 5 s with none running; "
-        rf"the cluster at {cluster.url} has no live executor \(a lost worker, or no free "
-        r"cores\?\)\n",
-        err,
-    ), err
+    assert re.fullmatch(_ENDED.format(url=re.escape(cluster.url)), err), err
     cluster.start_worker()
     proc = _simulate(cluster.url, *SMALL)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.cluster
+def test_a_partitioned_worker_is_lost_by_its_silence_and_the_job_ends_with_one_line(cluster):
+    """SIGSTOP on the worker and its executors: their connections stay open, nothing
+    answers, as behind a network partition. The driver loses the executor after
+    spark.network.timeout without a heartbeat, then the stall ends the job."""
+    env = {**os.environ, runner.STALL_ENV: "5"}
+    job = _simulate(cluster.url, *LONG, env=env, wait=False)
+    cluster.wait_for_tasks()
+    assert job.poll() is None
+    assert cluster.worker is not None
+    os.killpg(cluster.worker.pid, signal.SIGSTOP)
+    try:
+        out, err = job.communicate(timeout=240)
+    finally:
+        cluster.kill_worker()
+    assert job.returncode == 2 and out == ""
+    assert re.fullmatch(_ENDED.format(url=re.escape(cluster.url)), err), err
+    cluster.start_worker()  # for the tests after this one
 
 
 def test_placements_that_cannot_be_made_are_listed_apart(spark):

@@ -82,12 +82,15 @@ class Reader:
             raise self.fail(where, f"expected a list, got {_kind(value)}")
         return value
 
-    def text(self, doc: Mapping[str, Any], key: str, path: str = "") -> str:
+    def text(self, doc: Mapping[str, Any], key: str, path: str = "", numbers: bool = True) -> str:
+        """A printable, non-blank string; an integer too (as its digits) when ``numbers``
+        (Flink's operator ids are numbers; every field Storm's UI sends as text is not)."""
         where = _join(path, key)
         if key not in doc:
             raise self.fail(where, "required field is missing")
         value = doc[key]
-        if not isinstance(value, str | int) or isinstance(value, bool) or str(value) == "":
+        kinds = str | int if numbers else str
+        if not isinstance(value, kinds) or isinstance(value, bool) or str(value) == "":
             raise self.fail(where, f"expected a non-empty string, got {value!r}")
         if not str(value).strip() or not str(value).isprintable():  # it names a node or a part
             raise self.fail(where, f"expected printable text, got {value!r}")

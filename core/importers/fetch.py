@@ -11,8 +11,10 @@ Bounds, so that no input can hold the command or fill its memory:
   device such as ``/dev/zero``) of at most ``MAX_SCENARIO_BYTES``, and no more
   than that is read even if it grows meanwhile;
 - an address gets one total deadline (``timeout_s``, default ``FETCH_TIMEOUT_S``)
-  for all its requests, redirects and reads together: every socket wait is cut
-  to the time left;
+  for all its requests, redirects and reads together: the host name's lookup
+  (``getaddrinfo``, which has no timeout of its own, runs in a thread waited for
+  no longer than the time left), the connection, the TLS handshake and every
+  read are each cut to the time left;
 - redirects are followed only within the same scheme, host and port, at most
   ``MAX_REDIRECTS`` of them;
 - a response is refused as soon as its ``Content-Length`` or the bytes received
@@ -24,7 +26,10 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import socket
+import ssl
 import stat
+import threading
 import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -117,6 +122,61 @@ def _origin(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname.lower(), port or default
 
 
+def _resolve(host: str, port: int, deadline: _Deadline) -> list[tuple[Any, ...]]:
+    """``getaddrinfo(host, port)`` within the time left: it runs in a daemon thread (it
+    has no timeout of its own), waited for no longer than the deadline allows.
+
+    Raises
+    ------
+    ScenarioError
+        The name did not resolve before the deadline (the thread is left to finish).
+    OSError
+        The name does not resolve (``socket.gaierror``).
+    """
+    found: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            found["addresses"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as err:
+            found["error"] = err
+
+    resolver = threading.Thread(target=lookup, name=f"resolve-{host[:40]}", daemon=True)
+    resolver.start()
+    resolver.join(deadline.left())
+    if "error" in found:
+        raise found["error"]  # "could not connect (Name or service not known)", as before
+    if not found.get("addresses"):
+        raise ScenarioError(
+            deadline.url,
+            f"no complete answer within {deadline.timeout_s:g} s (the host name {host} "
+            "did not resolve in time)",
+        )
+    return found["addresses"]
+
+
+def _connect(scheme: str, host: str, port: int, deadline: _Deadline) -> socket.socket:
+    """A socket connected to ``host:port`` (TLS for https, the certificate checked for
+    ``host``), each step within the time left; OSError or TimeoutError when none is."""
+    error: OSError = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in _resolve(host, port, deadline):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(deadline.left())
+            sock.connect(address)
+            if scheme == "https":
+                sock.settimeout(deadline.left())
+                return ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+            return sock
+        except ScenarioError:
+            sock.close()
+            raise
+        except OSError as err:  # the next address, if any (IPv6 then IPv4, say)
+            sock.close()
+            error = err
+    raise error
+
+
 def _get(url: str, deadline: _Deadline) -> tuple[int, str, dict[str, str], bytes]:
     """One GET: (status, reason, headers, body), the body read up to the size cap."""
     scheme, host, port = _origin(url)
@@ -124,9 +184,10 @@ def _get(url: str, deadline: _Deadline) -> tuple[int, str, dict[str, str], bytes
     target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
     kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
     conn = kind(host, port, timeout=deadline.left())
+    sock = _connect(scheme, host, port, deadline)
+    conn.sock = sock  # connected within the deadline: the connection does not open its own
     try:
         conn.request("GET", target, headers={"Accept": "application/json"})
-        sock = conn.sock  # kept: the connection lets go of it once a closing answer arrives
         sock.settimeout(deadline.left())
         response = conn.getresponse()
         headers = {k.lower(): v for k, v in response.getheaders()}
@@ -151,6 +212,7 @@ def _get(url: str, deadline: _Deadline) -> tuple[int, str, dict[str, str], bytes
         return response.status, response.reason, headers, bytes(body)
     finally:
         conn.close()
+        sock.close()
 
 
 def fetch_json(

@@ -47,7 +47,7 @@ from core.importers.common import (
     number,
     validated,
 )
-from core.model import ACKER_ID, MAX_COMPONENTS, MAX_EXECUTORS, MAX_NODES
+from core.model import ACKER_ID, MAX_COMPONENTS, MAX_EXECUTORS, MAX_MAGNITUDE, MAX_NODES
 
 US_PER_MS = 1000.0
 ALL_TIME = ":all-time"  # Storm's window name for statistics since the topology started
@@ -78,6 +78,37 @@ def is_system(component_id: str) -> bool:
     return component_id.startswith("__")
 
 
+def _figure(
+    r: Reader, item: Mapping[str, Any], key: str, path: str, most: float = MAX_MAGNITUDE
+) -> float | None:
+    """A measured or declared figure of the response (None when absent or not a number:
+    the caller assumes a default); refused, naming the response's field, above ``most``
+    (the scenario's ``MAX_MAGNITUDE`` in the unit the scenario takes it)."""
+    value = number(item.get(key))
+    if value is not None and value > most:
+        raise r.fail(f"{path}.{key}", f"{value:g} is too large (at most {most:g})")
+    return value
+
+
+def _selectivity(r: Reader, bolt: Mapping[str, Any], path: str) -> float | None:
+    """``emitted / executed`` of a bolt (None when either is missing or executed is 0);
+    a negative count or a ratio above ``MAX_MAGNITUDE`` is refused naming the count."""
+    emitted, executed = _figure(r, bolt, "emitted", path), _figure(r, bolt, "executed", path)
+    for key, count in (("emitted", emitted), ("executed", executed)):
+        if count is not None and count < 0:
+            raise r.fail(f"{path}.{key}", f"expected a tuple count >= 0, got {count:g}")
+    if emitted is None or not executed:
+        return None
+    ratio = emitted / executed
+    if not ratio <= MAX_MAGNITUDE:  # inf too
+        raise r.fail(
+            f"{path}.emitted",
+            f"{emitted:g} tuples emitted for {executed:g} executed is a selectivity above "
+            f"{MAX_MAGNITUDE:g}",
+        )
+    return round(ratio, 6)
+
+
 def _components(topo: Mapping[str, Any], warnings: list[str]) -> tuple[list[dict], int]:
     r = Reader(TOPOLOGY)
     components: list[dict[str, Any]] = []
@@ -88,7 +119,7 @@ def _components(topo: Mapping[str, Any], warnings: list[str]) -> tuple[list[dict
         for i, raw in enumerate(r.items(topo, key)):
             path = f"{key}[{i}]"
             item = r.obj(raw, path)
-            cid = r.text(item, id_key, path)
+            cid = r.text(item, id_key, path, numbers=False)
             parallelism = r.count(item, "executors", path)
             executors += parallelism  # checked before anything is built from it
             if executors > MAX_EXECUTORS:
@@ -105,18 +136,15 @@ def _components(topo: Mapping[str, Any], warnings: list[str]) -> tuple[list[dict
             if is_system(cid):
                 continue
             comp: dict[str, Any] = {"id": cid, "parallelism": parallelism, "kind": kind}
-            latency_ms = number(item.get("executeLatency"))
+            latency_ms = _figure(r, item, "executeLatency", path, MAX_MAGNITUDE / US_PER_MS)
             if latency_ms and latency_ms > 0:
                 comp["cpu_us"] = round(latency_ms * US_PER_MS, 6)
             else:
                 no_cpu.append(cid)
-            emitted, executed = number(item.get("emitted")), number(item.get("executed"))
-            if kind == "bolt" and emitted is not None and executed:
-                comp["selectivity"] = round(emitted / executed, 6)
-            cpu_pct, mem_mb = (
-                number(item.get("requestedCpu")),
-                number(item.get("requestedMemOnHeap")),
-            )
+            if kind == "bolt" and (selectivity := _selectivity(r, item, path)) is not None:
+                comp["selectivity"] = selectivity
+            cpu_pct = _figure(r, item, "requestedCpu", path)
+            mem_mb = _figure(r, item, "requestedMemOnHeap", path)
             if cpu_pct and cpu_pct > 0:
                 comp["cpu_pct"] = cpu_pct
             if mem_mb and mem_mb > 0:
@@ -145,8 +173,8 @@ def _streams(viz: Mapping[str, Any], known: set[str], warnings: list[str]) -> li
         for j, raw_input in enumerate(inputs):
             path = f"{target}.:inputs[{j}]"
             inp = r.obj(raw_input, path)
-            source = r.text(inp, ":component", path)
-            grouping = r.text(inp, ":grouping", path)
+            source = r.text(inp, ":component", path, numbers=False)
+            grouping = r.text(inp, ":grouping", path, numbers=False)
             if is_system(source):
                 continue
             if source not in known:
@@ -182,18 +210,18 @@ def _nodes(sups: Mapping[str, Any], warnings: list[str]) -> list[dict[str, Any]]
     if len(rows) > MAX_NODES:
         raise r.fail("supervisors", f"{len(rows):,} supervisors, the limit is {MAX_NODES:,} nodes")
     named = (r.obj(s, f"supervisors[{i}]").get("host") for i, s in enumerate(rows))
-    hosts = Counter(str(h) for h in named if isinstance(h, str | int))  # as r.text reads them
+    hosts = Counter(h for h in named if isinstance(h, str))  # as r.text reads them
     nodes, no_cpu, no_mem, skipped = [], [], [], []
     for i, raw in enumerate(rows):
         path = f"supervisors[{i}]"
         sup = r.obj(raw, path)
-        host = r.text(sup, "host", path)
-        node_id = host if hosts[host] == 1 else f"{host}/{r.text(sup, 'id', path)}"
+        host = r.text(sup, "host", path, numbers=False)
+        node_id = host if hosts[host] == 1 else f"{host}/{r.text(sup, 'id', path, numbers=False)}"
         if sup.get("blacklisted") is True:
             skipped.append(node_id)
             continue
         slots = r.count(sup, "slotsTotal", path, minimum=0)
-        cpu_pct, mem_mb = number(sup.get("totalCpu")), number(sup.get("totalMem"))
+        cpu_pct, mem_mb = _figure(r, sup, "totalCpu", path), _figure(r, sup, "totalMem", path)
         if not cpu_pct or cpu_pct <= 0:
             no_cpu.append(node_id)
             cpu_pct = STORM_CPU_PCT_PER_NODE
@@ -237,7 +265,9 @@ def _rate(topo: Mapping[str, Any], warnings: list[str]) -> float:
     uptime = number(topo.get("uptimeSeconds"))
     if seconds and uptime:
         seconds = min(seconds, uptime)  # a 10-minute window on a 2-minute-old topology
-    emitted = [number(s.get("emitted")) for s in topo.get("spouts", []) if isinstance(s, dict)]
+    r = Reader(TOPOLOGY)
+    spouts = enumerate(topo.get("spouts", []))
+    emitted = [_figure(r, s, "emitted", f"spouts[{i}]") for i, s in spouts if isinstance(s, dict)]
     emitted = [e for e in emitted if e is not None]
     if not seconds or seconds <= 0 or not emitted or sum(emitted) <= 0:
         warnings.append(
@@ -245,7 +275,14 @@ def _rate(topo: Mapping[str, Any], warnings: list[str]) -> float:
             "tuples/s per spout"
         )
         return DEFAULT_RATE
-    return round(sum(emitted) / len(emitted) / seconds, 3)
+    rate = sum(emitted) / len(emitted) / seconds
+    if not rate <= MAX_MAGNITUDE:
+        raise r.fail(
+            "spouts",
+            f"their emitted counts over {seconds:g} s make {rate:g} tuples/s per spout, above "
+            f"{MAX_MAGNITUDE:g}",
+        )
+    return round(rate, 3)
 
 
 def _ackers(topo: Mapping[str, Any], listed: int, workers: int | None, warnings: list[str]) -> int:

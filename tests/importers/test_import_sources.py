@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import time
@@ -37,6 +38,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 (http.server's name)
         path = self.path.split("?")[0]
         self.server.seen.append(path)
+        self.server.hosts.append(self.headers["Host"])
         if path == SLOW_PATH:
             time.sleep(SLOW_S)
         if path in REDIRECTS:
@@ -86,7 +88,7 @@ class _Server(ThreadingHTTPServer):
 @pytest.fixture
 def server():
     httpd = _Server(("127.0.0.1", 0), _Handler)
-    httpd.seen, httpd.no_supervisors = [], False
+    httpd.seen, httpd.hosts, httpd.no_supervisors = [], [], False
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -207,3 +209,51 @@ def test_one_deadline_holds_for_the_whole_answer_and_its_size_is_capped(server):
         import_sources([f"{_base(server)}{HUGE_PATH}"])
     with pytest.raises(ScenarioError, match=r"/unsized: the answer is over the limit of"):
         import_sources([f"{_base(server)}{UNSIZED_PATH}"])
+
+
+def test_the_deadline_covers_the_host_name_lookup(monkeypatch):
+    release = threading.Event()
+    asked = []
+
+    def stuck_lookup(host, port, *args, **kwargs):  # a resolver that never answers in time
+        asked.append((host, port))
+        release.wait(30)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", stuck_lookup)
+    url = "http://storm-ui.invalid:8080/api/v1/topology/T-1"
+    try:
+        with pytest.raises(ScenarioError) as err:
+            import_sources([url], timeout_s=0.2)
+    finally:
+        release.set()
+    assert str(err.value) == (
+        f"{url}: no complete answer within 0.2 s (the host name storm-ui.invalid did not "
+        "resolve in time)"
+    )
+    assert asked == [("storm-ui.invalid", 8080)]
+
+
+NO_NAME = "Name or service not known"
+
+
+def test_a_host_name_is_resolved_once_per_request_and_sent_as_the_host(server, monkeypatch):
+    port = server.server_address[1]
+    real_lookup = socket.getaddrinfo
+    asked = []
+
+    def lookup(host, *args, **kwargs):  # never asks a DNS server
+        asked.append(host)
+        if host == "nowhere.test":
+            raise socket.gaierror(socket.EAI_NONAME, NO_NAME)
+        return real_lookup("127.0.0.1" if host == "jobmanager.test" else host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    imported = import_sources([f"http://jobmanager.test:{port}/moved"])
+    assert imported.scenario.topology.components
+    assert server.seen == ["/moved", f"/jobs/{JOB_ID}/plan"]
+    assert server.hosts == [f"jobmanager.test:{port}"] * 2
+    with pytest.raises(ScenarioError) as err:
+        import_sources(["http://nowhere.test:1/x"])
+    assert str(err.value) == "http://nowhere.test:1/x: could not connect (" + NO_NAME + ")"
+    assert asked == ["jobmanager.test", "jobmanager.test", "nowhere.test"]

@@ -213,3 +213,46 @@ def test_counts_beyond_the_limits_fail_before_anything_is_built(storm_docs):
     docs["supervisors"] = {"supervisors": [dict(one, id=str(i)) for i in range(5_001)]}
     with pytest.raises(ScenarioError, match=r"supervisors: 5,001 supervisors, the limit is 5,000"):
         storm_scenario(**docs)
+
+
+def test_a_supervisor_host_or_a_component_id_given_as_a_number_is_refused(storm_docs):
+    docs = copy.deepcopy(storm_docs)
+    docs["supervisors"]["supervisors"][0]["host"] = 7  # Storm sends a string
+    assert _message(**docs) == (
+        "storm supervisor summary: supervisors[0].host: expected a non-empty string, got 7"
+    )
+    docs = copy.deepcopy(storm_docs)
+    docs["topology"]["bolts"][1]["boltId"] = 12
+    assert (
+        _message(**docs) == "storm topology: bolts[1].boltId: expected a non-empty string, got 12"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("executeLatency", 1e308, "bolts[0].executeLatency: 1e+308 is too large (at most 1e+12)"),
+        ("executeLatency", "2e12", "bolts[0].executeLatency: 2e+12 is too large (at most 1e+12)"),
+        ("executed", -1, "bolts[0].executed: expected a tuple count >= 0, got -1"),
+        ("emitted", -5, "bolts[0].emitted: expected a tuple count >= 0, got -5"),
+        ("emitted", 1e308, "bolts[0].emitted: 1e+308 is too large (at most 1e+15)"),
+        ("requestedCpu", 1e20, "bolts[0].requestedCpu: 1e+20 is too large (at most 1e+15)"),
+    ],
+)
+def test_a_figure_the_scenario_cannot_take_is_refused_by_its_storm_name(
+    storm_docs, key, value, message
+):
+    docs = copy.deepcopy(storm_docs)
+    docs["topology"]["bolts"][0][key] = value
+    assert _message(**docs) == f"storm topology: {message}"
+
+
+def test_a_selectivity_past_the_limit_names_the_emitted_count(storm_docs):
+    docs = copy.deepcopy(storm_docs)
+    docs["topology"]["bolts"][0].update(emitted=1e15, executed=0.5)  # 2e15 tuples per tuple
+    assert _message(**docs) == (
+        "storm topology: bolts[0].emitted: 1e+15 tuples emitted for 0.5 executed is a "
+        "selectivity above 1e+15"
+    )
+    docs["topology"]["bolts"][0].update(emitted=10, executed=4)  # within: 2.5
+    assert _by_id(storm_scenario(**docs).scenario)["count"].selectivity == 2.5
