@@ -5,7 +5,11 @@ on the claim's preset(s), measure what the paper measured, in the paper's
 convention, and give a verdict: ``reproduced`` (inside the claim's band),
 ``direction`` (the right way round, outside the band), ``wrong direction``
 or ``not run`` (a preset or scheduler this build lacks, or a placement that
-failed; the reason is given).
+failed; the reason is given). A claim whose presets name CPUs with a sourced
+per-clock range (:mod:`core.cpus`) is measured again with every such factor
+at the low and at the high end of its range: when the verdict there differs,
+the claim is ``sensitive`` (its figures at both ends are given), whatever its
+verdict at the table's factors.
 
 Conventions (the papers'): a *gain* of A over B is ``(B / A - 1) x 100`` for
 costs (latency, CPU, memory: L/F's "improves by 139.2%") and
@@ -24,16 +28,20 @@ import itertools
 import math
 import random
 import textwrap
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
 from core.claims import CLAIMS, PAPERS, Claim
+from core.hardware import PerClockEnd, at_per_clock_end, has_per_clock_range
+from core.metrics import schedule_metrics
 from core.model import Cluster, Scenario, with_changes
 from core.presets import PRESETS, preset
 from core.registry import SCHEDULERS, run_scheduler
 from core.simulator import analyze, simulate
+from core.topology import build_graph
 
 TRACE_TUPLES = 20_000  # spout tuples per latency trace: p99 within a few percent
 # Latency figures are the mean over replicas: each replica draws its own
@@ -50,6 +58,8 @@ SATURATED_PAPERS = frozenset({"top-storm", "nasiri"})  # spouts ran flat out
 # paper's runs: claims of a gain over even are means over this many id orders
 # (all of them when there are fewer).
 SUPERVISOR_ORDERS = 120
+PER_CLOCK_ENDS: tuple[PerClockEnd, ...] = ("low", "high")  # where sensitivity is measured
+SENSITIVE = "sensitive"
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,11 @@ class Figures:
     cpu_cores: float
     memory_mb: float
     nodes_used: int
+    # L/F's placement metrics (core.metrics) and the executors of each bolt (a
+    # component fed by a stream), in the scenario's order
+    cohesion: float = 0.0
+    coupling: float = 0.0
+    bolt_instances: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +88,10 @@ class Row:
     value: float | None
     verdict: str
     note: str = ""
+    # slotscope's figure with the per-clock factors at the low and high ends of their
+    # sourced ranges (None: the presets name no CPU with a range), and the seconds spent
+    ends: tuple[float, float] | None = None
+    ends_s: float = 0.0
 
     @property
     def ratio(self) -> float | None:
@@ -96,6 +115,9 @@ class Row:
             "slotscope_value": self.value,
             "ratio": self.ratio,
             "verdict": self.verdict,
+            "per_clock_ends": None
+            if self.ends is None
+            else dict(zip(PER_CLOCK_ENDS, self.ends, strict=True)),
             "training": c.training,
             "known_gap": c.known_gap or None,
             "note": self.note or None,
@@ -181,14 +203,29 @@ def max_rates_over_orders(scenario: Scenario, scheduler: str) -> list[float]:
 
 
 @cache
-def _preset_rates_over_orders(preset_name: str, scheduler: str, graph_of: str | None):
-    return max_rates_over_orders(_on_graph_of(preset(preset_name), graph_of), scheduler)
+def preset_at(preset_name: str, end: PerClockEnd | None = None) -> Scenario:
+    """A built-in preset, with its CPUs' per-clock factors at one end of their range
+    (:func:`core.hardware.at_per_clock_end`; the table's factors when ``end`` is None)."""
+    sc = preset(preset_name)
+    return sc if end is None else at_per_clock_end(sc, end)
 
 
 @cache
-def figures(preset_name: str, scheduler: str, graph_of: str | None = None) -> Figures:
-    """:func:`scenario_figures` of a built-in preset (memoised)."""
-    return scenario_figures(preset(preset_name), scheduler, graph_of)
+def _preset_rates_over_orders(
+    preset_name: str, scheduler: str, graph_of: str | None, end: PerClockEnd | None = None
+):
+    return max_rates_over_orders(_on_graph_of(preset_at(preset_name, end), graph_of), scheduler)
+
+
+@cache
+def figures(
+    preset_name: str,
+    scheduler: str,
+    graph_of: str | None = None,
+    end: PerClockEnd | None = None,
+) -> Figures:
+    """:func:`scenario_figures` of a built-in preset (memoised), at a per-clock ``end``."""
+    return scenario_figures(preset_at(preset_name, end), scheduler, graph_of)
 
 
 def measure_placement(scenario: Scenario, schedule) -> Figures:
@@ -199,6 +236,8 @@ def measure_placement(scenario: Scenario, schedule) -> Figures:
         for r in range(TRACE_REPLICAS)
     ]
     cores = {n.id: n.sockets * n.cores for n in scenario.cluster.nodes}
+    placement = schedule_metrics(schedule, build_graph(scenario, schedule.parallelism))
+    fed = {s.target for s in scenario.topology.streams}
     return Figures(
         max_rate=an.max_rate,
         throughput=an.throughput,
@@ -207,6 +246,11 @@ def measure_placement(scenario: Scenario, schedule) -> Figures:
         cpu_cores=sum(u * cores[n] for n, u in an.cpu_util.items()),
         memory_mb=sum(an.memory_mb.values()),
         nodes_used=an.nodes_used,
+        cohesion=placement.cohesion,
+        coupling=placement.coupling,
+        bolt_instances=tuple(
+            schedule.parallelism[c.id] for c in scenario.topology.components if c.id in fed
+        ),
     )
 
 
@@ -218,6 +262,16 @@ def _replica_mean(values: Iterable[float | None]) -> float:
 
 def _pct(ratio: float) -> float:
     return (ratio - 1.0) * 100.0
+
+
+def _pct_of_metric(subject: float, baseline: float) -> float:
+    """``_pct(subject / baseline)``, 0 when both are 0 (two placements with no coupling)."""
+    return 0.0 if subject == baseline == 0 else _pct(subject / baseline)
+
+
+def _bolt(f: Figures, index: int) -> float:
+    """Executors of the ``index``-th bolt (NaN when the topology has fewer bolts)."""
+    return float(f.bolt_instances[index]) if index < len(f.bolt_instances) else math.nan
 
 
 def _throughput(claim: Claim, f: Figures) -> float:
@@ -237,27 +291,37 @@ MEASURES: dict[str, Measure] = {
     "latency_reduction": lambda c, s, b: (1.0 - s.latency_ms / b.latency_ms) * 100.0,
     "latency_ms": lambda c, s, b: s.latency_ms,
     "nodes_used": lambda c, s, b: float(s.nodes_used),
+    "cohesion_gain": lambda c, s, b: _pct_of_metric(s.cohesion, b.cohesion),
+    "coupling_change": lambda c, s, b: _pct_of_metric(s.coupling, b.coupling),
+    "bolt1_instances": lambda c, s, b: _bolt(s, 0),
+    "bolt2_instances": lambda c, s, b: _bolt(s, 1),
 }
-RELATIVE = frozenset(MEASURES) - {"latency_ms", "nodes_used"}
+COUNTS = frozenset({"nodes_used", "bolt1_instances", "bolt2_instances"})  # exact figures
+RELATIVE = frozenset(MEASURES) - {"latency_ms"} - COUNTS
 
 
-def measure(claim: Claim, scenario_of: Callable[[str], Scenario] | None = None) -> float:
+def measure(
+    claim: Claim,
+    scenario_of: Callable[[str], Scenario] | None = None,
+    end: PerClockEnd | None = None,
+) -> float:
     """slotscope's figure for a claim: over several presets, the largest ("up to").
 
     ``scenario_of`` maps a preset name to the scenario to run (e.g. with other
-    constants, :mod:`bench.calibrate`); default the built-in preset, memoised.
+    constants, :mod:`bench.calibrate`); default the built-in preset, memoised,
+    with its CPUs' per-clock factors at ``end`` of their ranges when given.
     """
     values = []
     for name in claim.presets:
         if scenario_of is None:
-            run = partial(figures, name)
+            run = partial(_figures_at, name, end)
         else:
             run = partial(scenario_figures, scenario_of(name))
         subject = run(claim.subject)
         graph_of = claim.subject if claim.same_graph else None
         if _over_supervisor_orders(claim):
             if scenario_of is None:
-                rates = _preset_rates_over_orders(name, claim.baseline, graph_of)
+                rates = _preset_rates_over_orders(name, claim.baseline, graph_of, end)
             else:
                 rates = max_rates_over_orders(
                     _on_graph_of(scenario_of(name), graph_of), claim.baseline
@@ -267,6 +331,12 @@ def measure(claim: Claim, scenario_of: Callable[[str], Scenario] | None = None) 
         baseline = run(claim.baseline, graph_of) if claim.baseline else None
         values.append(MEASURES[claim.measure](claim, subject, baseline))
     return max(values)
+
+
+def _figures_at(
+    name: str, end: PerClockEnd | None, scheduler: str, graph_of: str | None = None
+) -> Figures:
+    return figures(name, scheduler, graph_of, end)
 
 
 def _over_supervisor_orders(claim: Claim) -> bool:
@@ -303,6 +373,42 @@ def missing(claim: Claim) -> str:
     return ""
 
 
+def has_cpu_range(claim: Claim) -> bool:
+    """Whether a claim's presets name a CPU whose per-clock factor has a sourced range."""
+    return any(name in PRESETS and has_per_clock_range(preset_at(name)) for name in claim.presets)
+
+
+def sensitivity_note(claim: Claim, central: str, ends: tuple[float, float]) -> str:
+    """Why a claim is sensitive: its figure and verdict at each end of the per-clock ranges.
+
+    >>> from core.claims import CLAIMS
+    >>> CLAIMS[0].band
+    (19.5, 78.0)
+    >>> parts = sensitivity_note(CLAIMS[0], "reproduced", (10.0, 30.0)).split("; ")
+    >>> parts[0].split(": ")[1], parts[1]
+    ('10 (direction) at the low end', '30 (reproduced) at the high end')
+    >>> parts[2].startswith("reproduced at the table's factors")
+    True
+    """
+    told = "; ".join(
+        f"{v:.4g} ({verdict(claim, v)}) at the {end} end"
+        for end, v in zip(PER_CLOCK_ENDS, ends, strict=True)
+    )
+    return (
+        f"the verdict moves inside the sourced per-clock ranges of its CPUs: {told}; "
+        f"{central} at the table's factors (core/cpus.py, docs/model.md Hardware)"
+    )
+
+
+def judge(claim: Claim, value: float, ends: tuple[float, float] | None) -> tuple[str, str]:
+    """The verdict and its reason, ``sensitive`` when a range end gives another verdict."""
+    central = verdict(claim, value)
+    if ends is not None and any(verdict(claim, v) != central for v in ends):
+        note = sensitivity_note(claim, central, ends)
+        return SENSITIVE, f"{note}. {claim.known_gap}" if claim.known_gap else note
+    return central, claim.known_gap
+
+
 def reproduce_claim(claim: Claim) -> Row:
     why = missing(claim)
     if why:
@@ -313,7 +419,16 @@ def reproduce_claim(claim: Claim) -> Row:
         return Row(claim, None, "not run", str(err))
     if not math.isfinite(value):
         return Row(claim, None, "not run", "no latency: nothing completes (R* = 0)")
-    return Row(claim, value, verdict(claim, value), claim.known_gap)
+    ends, started = None, time.perf_counter()
+    if has_cpu_range(claim):
+        try:
+            low, high = (measure(claim, end=end) for end in PER_CLOCK_ENDS)
+        except (ValueError, ZeroDivisionError) as err:
+            return Row(claim, value, "not run", f"at an end of the per-clock ranges: {err}")
+        if math.isfinite(low) and math.isfinite(high):
+            ends = (low, high)
+    verdict_now, note = judge(claim, value, ends)
+    return Row(claim, value, verdict_now, note, ends, time.perf_counter() - started)
 
 
 def select(paper: str | None = None, claims: Iterable[Claim] = CLAIMS) -> list[Claim]:
@@ -374,6 +489,16 @@ def table(rows: Sequence[Row], verbose: bool = False, width: int = TABLE_WIDTH) 
             lines += _wrapped("claim", row.claim.text, width)
             if row.note:
                 lines += _wrapped("why", row.note, width)
+    ranged = [r for r in rows if r.ends is not None]
+    if ranged:
+        seconds = sum(r.ends_s for r in ranged)
+        lines.append(
+            cut(
+                f"{len(ranged)} claims re-run at both ends of their CPUs' per-clock ranges "
+                f"in {seconds:.1f} s",
+                width,
+            )
+        )
     counts = ", ".join(f"{n} {v}" for v, n in sorted(summary(rows).items()))
     lines.append(cut(f"{len(rows)} claims: {counts}", width))
     return "\n".join(lines)

@@ -69,7 +69,7 @@ MAX_SCENARIO_BYTES = 2_000_000  # a scenario or imported document, checked befor
 MEMORY_BUDGET_MB = 2_048  # peak resident memory of one command within the scenario limits
 # The performance model's version: raise it whenever a change moves any simulated figure, so
 # cached results of the old model are not served (the dashboard's result cache keys on it).
-MODEL_VERSION = 1
+MODEL_VERSION = 2  # 2: node speed and hardware threads from the CPU table (core/cpus.py)
 
 RATE = "offered rate"
 RATES = "offered rates"

@@ -56,10 +56,12 @@ CHILD_TIMEOUT_S = 900.0  # a run that takes longer is abandoned (it takes ~20 s)
 ROOT = Path(__file__).resolve().parent.parent  # the project, where ``core`` is imported from
 
 # The verdicts of core.reproduce.verdict, in the order the view lists them, and
-# how the view names them: "direction" is the right way round, outside the band.
-VERDICTS = ("reproduced", "direction", "outside band", "wrong direction", "not run")
+# how the view names them: "direction" is the right way round, outside the band;
+# "sensitive" moves when the CPUs' per-clock factors move inside their sourced ranges.
+VERDICTS = ("reproduced", "sensitive", "direction", "outside band", "wrong direction", "not run")
 VERDICT_LABELS = {
     "reproduced": "reproduced",
+    "sensitive": "sensitive to CPU",
     "direction": "right way only",
     "outside band": "outside band",
     "wrong direction": "wrong way",
@@ -67,6 +69,7 @@ VERDICT_LABELS = {
 }
 VERDICT_COLORS = {
     "reproduced": "#059669",
+    "sensitive": "#7c3aed",
     "direction": "#d97706",
     "outside band": "#f59e0b",
     "wrong direction": "#dc2626",
@@ -74,7 +77,7 @@ VERDICT_COLORS = {
 }
 VERDICT_CLASSES = {
     "verdict-ok": "params.data.verdict == 'reproduced'",
-    "verdict-direction": "params.data.verdict == 'direction'",
+    "verdict-direction": "params.data.verdict == 'direction' || params.data.verdict == 'sensitive'",
     "verdict-wrong": "params.data.verdict == 'wrong direction' "
     "|| params.data.verdict == 'outside band'",
     "verdict-none": "params.data.verdict == 'not run'",
@@ -92,6 +95,13 @@ MEASURED = {
     "latency_reduction": "latency_ms.mean",
     "latency_ms": "latency_ms.mean",
     "nodes_used": "nodes_used",
+}
+# measures of a placement's structure, not figures of core.figures: their labels
+STRUCTURE = {
+    "cohesion_gain": "Cohesion (L/F's, Fig. 6a)",
+    "coupling_change": "Coupling (L/F's, Fig. 6b)",
+    "bolt1_instances": "Executors of the first bolt",
+    "bolt2_instances": "Executors of the second bolt",
 }
 # (field, header, fixed width in px or None for the one flexible column)
 COLUMNS = (
@@ -116,6 +126,8 @@ def figure_of(measure: str) -> str:
     >>> figure_of("p99_gain"), figure_of("latency_ms"), figure_of("nodes_used")
     ('p99 latency, change (%)', 'Mean latency (ms)', 'Nodes (count)')
     """
+    if measure in STRUCTURE:
+        return STRUCTURE[measure] + (", change (%)" if measure in RELATIVE else " (count)")
     figure = FIGURES[MEASURED[measure]]
     if measure in RELATIVE:
         return f"{figure.label}, change (%)"
@@ -139,6 +151,8 @@ def value_text(measure: str, value: float | None) -> str:
         return f"{value:+.3g}%" if abs(value) >= 1 else f"{value:+.2f}%"
     if measure == "nodes_used":
         return f"{value:.0f} node" + ("" if value == 1 else "s")
+    if measure in STRUCTURE:
+        return f"{value:.0f} executors"
     unit = FIGURES[MEASURED[measure]].unit
     return f"{value:.3g} {unit}".strip()
 
@@ -531,6 +545,19 @@ def reason_of(row: Mapping[str, Any]) -> str:
     return "No reason is recorded for this miss yet."
 
 
+def ends_text(row: Mapping[str, Any]) -> str | None:
+    """Our figure with the CPUs' per-clock factors at the low and high ends of their
+    sourced ranges (None when the claim's presets name no CPU with a range).
+
+    >>> ends_text({"measure": "throughput_gain", "per_clock_ends": {"low": 19.2, "high": -7.1}})
+    '+19.2% at the low end, -7.1% at the high end'
+    """
+    ends = row.get("per_clock_ends")  # absent in results cached before the CPU table
+    if not ends:
+        return None
+    return ", ".join(f"{value_text(row['measure'], v)} at the {end} end" for end, v in ends.items())
+
+
 def detail(row: Mapping[str, Any] | None) -> list:
     """The panel of one claim: its words, where the paper says it, what was run, the
     paper's figure and band, ours, the verdict and the reason."""
@@ -546,6 +573,7 @@ def detail(row: Mapping[str, Any] | None) -> list:
         ("Paper's figure", row["paper_text"]),
         ("Band", f"{value_text(row['measure'], low)} to {value_text(row['measure'], high)}"),
         ("Ours", row["ours_text"]),
+        *([("Per-clock range", ends_text(row))] if ends_text(row) else []),
         ("Verdict", row["verdict_label"]),
         ("Role", "training (the calibration fits constants to it)" if row["training"] else "check"),
     ]

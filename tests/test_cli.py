@@ -38,9 +38,10 @@ def test_schedule_json_follows_the_contract(capsys):
     assert first == {"executor": "c1#0", "component": "c1", "node": "n1", "slot": 0}
     node = doc["nodes"][0]
     assert set(node) == {"id", "processing_speed", "computation_power", "power_rank", "slots_used"}
-    # L/F's nodes: 1 socket x 6 cores x 2.4 GHz x 16 FLOPs/cycle; power = 0.8 x 230.4 + 0.2 x 64 GB
-    assert node["processing_speed"] == pytest.approx(230.4)
-    assert node["computation_power"] == pytest.approx(197.12)
+    # L/F's nodes (E5-2620 v3): 1 socket x 12 hardware threads x 2.4 GHz x 16 FLOPs/cycle,
+    # Eq. 1 counting logical CPUs as TOP-Storm's Table 4 does; power = 0.8 x 460.8 + 0.2 x 64 GB
+    assert node["processing_speed"] == pytest.approx(460.8)
+    assert node["computation_power"] == pytest.approx(381.44)
     assert node["power_rank"] == 1 and node["slots_used"] == 1
     m = doc["metrics"]
     assert {"nodes_used", "slots_used", "cohesion", "coupling", "inter_node_streams"} <= set(m)

@@ -10,8 +10,8 @@ from core.reproduce import TABLE_WIDTH, Row, table
 
 ROW_KEYS = {
     "id", "paper", "claim", "source", "measure", "presets", "subject", "baseline",
-    "paper_value", "band", "slotscope_value", "ratio", "verdict", "training",
-    "known_gap", "note",
+    "paper_value", "band", "slotscope_value", "ratio", "verdict", "per_clock_ends",
+    "training", "known_gap", "note",
 }  # fmt: skip
 
 

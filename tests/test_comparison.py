@@ -89,7 +89,7 @@ def test_flatten_for_csv():
 def test_schedulers_see_the_task_rate_as_the_offered_rate():
     sc = preset("wordcount")
     moved = at_rate(sc, 777.0)
-    assert moved.workload.rate == 777.0 and sc.workload.rate == 50_000
+    assert moved.workload.rate == 777.0 and sc.workload.rate == 20_000
     assert at_rate(sc, sc.workload.rate) is sc
     # slotscope ranks by R* at any rate (issue 12): about the same R* below and far above it
     low = run_task(comparison_tasks(sc, [("slotscope", {})], [1000.0], 1, tuples=2000)[0])

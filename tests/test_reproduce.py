@@ -8,9 +8,12 @@ from core.claims import CLAIMS, Claim
 from core.model import with_changes
 from core.presets import preset
 from core.reproduce import (
+    SENSITIVE,
     Figures,
     Row,
     figures,
+    has_cpu_range,
+    judge,
     max_rates_over_orders,
     measure,
     missing,
@@ -83,8 +86,64 @@ def test_figures_measures_memory_and_cpu():
 def test_table_lists_every_row_and_the_counts():
     rows = reproduce("top-storm")
     text = table(rows)
-    assert len(text.splitlines()) == len(rows) + 2
+    ranged = [r for r in rows if r.ends is not None]
+    assert ranged  # Table 4 names the i5 M 460 and i5-4460, whose per-clock factors have ranges
+    assert len(text.splitlines()) == len(rows) + 3
+    assert text.splitlines()[-2].startswith(f"{len(ranged)} claims re-run at both ends")
     assert text.splitlines()[-1].startswith(f"{len(rows)} claims:")
+
+
+@pytest.mark.parametrize(
+    ("ends", "expected"),
+    [
+        (None, "reproduced"),  # no CPU with a range
+        ((25.0, 60.0), "reproduced"),  # inside the band at both ends
+        ((10.0, 40.0), SENSITIVE),  # right way only at the low end
+        ((40.0, -2.0), SENSITIVE),  # the wrong way at the high end
+    ],
+)
+def test_a_verdict_that_moves_inside_the_per_clock_range_is_sensitive(ends, expected):
+    claim = _claim(39.0, (19.5, 78.0))
+    verdict_now, note = judge(claim, 30.0, ends)
+    assert verdict_now == expected
+    if expected == SENSITIVE:
+        assert "per-clock" in note and "reproduced at the table's factors" in note
+        assert f"{ends[0]:.4g} (" in note and f"{ends[1]:.4g} (" in note
+
+
+def test_a_miss_that_moves_inside_the_range_is_sensitive_too():
+    claim = _claim(39.0, (19.5, 78.0))
+    assert judge(claim, 5.0, (20.0, -1.0))[0] == SENSITIVE
+    assert judge(claim, 5.0, (6.0, 8.0)) == ("direction", "")
+
+
+def test_a_hand_built_claim_that_flips_inside_the_range_is_reported_sensitive():
+    """A throughput claim on TOP-Storm's configuration 5 whose band holds only slotscope's
+    own figure: moving the i5 M 460's and i5-4460's work per clock to the ends of their
+    sourced ranges moves the gain out of it."""
+    probe = Claim(
+        "probe", "top-storm", "t", "s", "throughput_gain", ("top-storm-wordcount-s4-w4",),
+        "top-storm", "even", 1.0, (-1e9, 1e9),
+    )  # fmt: skip
+    assert has_cpu_range(probe)
+    value = measure(probe)
+    low, high = measure(probe, end="low"), measure(probe, end="high")
+    assert low > value > high  # a slower laptop hurts even more than TOP-Storm
+    band = (value - 0.5, value + 0.5)
+    claim = Claim(
+        "x", "top-storm", "t", "s", "throughput_gain", probe.presets, "top-storm", "even",
+        value, band,
+    )  # fmt: skip
+    row = reproduce_claim(claim)
+    assert row.verdict == SENSITIVE and row.value == pytest.approx(value)
+    assert row.ends == pytest.approx((low, high))
+    assert row.to_json()["per_clock_ends"] == pytest.approx({"low": low, "high": high})
+
+
+def test_claims_on_clusters_without_a_cpu_model_are_not_re_run():
+    claim = next(c for c in CLAIMS if c.id == "nasiri/linear-vs-even")
+    assert not has_cpu_range(claim)
+    assert reproduce_claim(claim).ends is None
 
 
 def _params():

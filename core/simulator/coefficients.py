@@ -19,7 +19,10 @@ R* = 1 / (the largest of the three loads per unit of R).
 
 The coefficients: ``service_s[c, n]`` (seconds of one core per tuple of
 component c on node n: its ``cpu_us`` or profiled ``e_ms`` plus Storm's
-executor overhead, :func:`core.problem.service_matrix`); ``ser_s[k]``,
+executor overhead, at node n's single-thread speed: all-core clock x work per
+clock relative to Skylake over the reference clock, from the node's
+``cpu_model`` entry of the CPU table unless typed, :func:`core.hardware.core_speed`,
+:func:`core.problem.service_matrix`); ``ser_s[k]``,
 ``deser_s[k]`` (sender and receiver CPU per tuple of stream k that leaves
 its worker); ``fixed_cores[c, n]`` (Nasiri et al.'s MET per executor);
 ``worker_cores`` (a worker JVM's own CPU); ``bits[k]`` (bits per tuple of
@@ -68,10 +71,11 @@ def capacity_cores(scenario: Scenario) -> np.ndarray:
 
     Physical cores plus the throughput the extra hardware threads add, per
     socket: ``sockets x (cores + (threads - cores) x smt_yield)``
-    (``Node.threads``, default ``cores``; ``Node.smt_yield``, default
-    ``SMT_YIELD`` with extra threads, else 0). Without SMT it is the physical
-    cores. One executor thread still uses at most one core
-    (``THREAD_CORES``): SMT adds room for more threads, not speed to one.
+    (``Node.threads``, default ``cores``, or the ``cpu_model``'s threads per
+    core x cores; ``Node.smt_yield``, default ``SMT_YIELD`` with extra
+    threads, else 0). Without SMT it is the physical cores. One executor
+    thread still uses at most one core (``THREAD_CORES``): SMT adds room for
+    more threads, not speed to one.
 
     Examples
     --------

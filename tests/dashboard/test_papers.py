@@ -8,14 +8,15 @@ import pytest
 from dash import dcc
 
 from core.claims import CLAIMS, PAPERS
-from core.reproduce import Row, reproduce, summary, verdict
+from core.reproduce import Row, judge, reproduce, summary
 from dashboard import ids, papers
 from dashboard.jobs import ResultCache
 
 
 def synthetic_rows() -> list[Row]:
     """Every claim with a made-up figure (0.3x to 3x the paper's, or none), judged by
-    core.reproduce.verdict: all verdicts, no simulation."""
+    core.reproduce.judge (1.2x with 0.3x at a per-clock end: sensitive): all verdicts,
+    no simulation."""
     factors = itertools.cycle([1.0, 0.3, -1.0, 3.0, 1.2, None])
     rows = []
     for claim, k in zip(CLAIMS, factors, strict=False):
@@ -23,7 +24,8 @@ def synthetic_rows() -> list[Row]:
             rows.append(Row(claim, None, "not run", "made up: no figure"))
         else:
             value = claim.paper_value * k
-            rows.append(Row(claim, value, verdict(claim, value), claim.known_gap))
+            ends = (claim.paper_value * 0.3, value) if k == 1.2 else None
+            rows.append(Row(claim, value, *judge(claim, value, ends), ends))
     return rows
 
 

@@ -60,6 +60,7 @@ SCHEDULE_WITH = (
 )
 
 DELETE = object()  # a mutation that removes the field
+CPU_FILLED = ("cores", "ghz")  # node fields a cpu_model gives when not typed
 
 # special file contents (written by the test, not stored)
 DIRECTORY = "<directory>"
@@ -451,8 +452,13 @@ def structure_mutations(rng: random.Random) -> Iterator[Mutation]:
         ("topology", "streams", 0, "from"),
         ("topology", "streams", 0, "to"),
     ]:
+        # a node's cpu_model fills cores and ghz: without it they are required
+        base = set_at(wc, (*path[:3], "cpu_model"), DELETE) if path[-1] in CPU_FILLED else wc
         yield Mutation(
-            f"wordcount:missing-{dotted(path)}", "error", names_for(path), set_at(wc, path, DELETE)
+            f"wordcount:missing-{dotted(path)}",
+            "error",
+            names_for(path),
+            set_at(base, path, DELETE),
         )
     for label, path, value in [
         ("components-empty", ("topology", "components"), []),

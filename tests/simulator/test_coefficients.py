@@ -99,10 +99,39 @@ def test_fewer_threads_than_cores_is_rejected_naming_the_field():
         _four_threads(threads=1)
 
 
-def test_every_preset_keeps_its_physical_cores_as_capacity():
+def test_every_preset_without_hyperthreads_keeps_its_physical_cores_as_capacity():
     for name in PRESETS:
         problem = problem_of(preset(name))
-        assert coefficients(problem).capacity_cores.tolist() == problem.nodes.cores.tolist(), name
+        nodes = problem.scenario.cluster.nodes
+        smt = [(n.threads or n.cores) - n.cores for n in nodes]
+        expected = (problem.nodes.cores + SMT_YIELD * np.array(smt, dtype=float)).tolist()
+        assert coefficients(problem).capacity_cores.tolist() == pytest.approx(expected), name
+
+
+def test_top_storm_capacity_comes_from_table_4s_cpus():
+    # i7-6700 4c/8t: 4 + 4 x 0.3; 4 and 2 of its logical CPUs left on: 4 and 2 cores;
+    # i5-4460 4c/4t; i5 M 460 2c/4t: 2 + 2 x 0.3
+    problem = problem_of(preset("wordcount"))
+    assert coefficients(problem).capacity_cores.tolist() == pytest.approx([5.2, 4, 2, 4, 2.6])
+
+
+def test_the_i5_m460s_rate_by_hand():
+    """One spout of 4 executors at 100 us a tuple on an i5 M 460: each tuple takes
+    100 / (2.53 x 0.63 / 3.0) = 188.2 us of a core; the node gives 2 + 2 x 0.3 = 2.6
+    cores, so R* = 2.6 / 188.2e-6 = 13,813.8 (each thread at 47 us per unit R allows
+    21,254)."""
+    sc = make(
+        [{"id": "s", "parallelism": 4, "cpu_us": 100.0}],
+        # make() types a reference node's cores and clock: type the table's values back
+        nodes=[{"id": "n1", "cpu_model": "i5-M460", "cores": 2, "ghz": 2.53, "slots": 1}],
+    )
+    assert sc.cluster.nodes[0].threads == 4  # from the table
+    sched = manual(sc, {f"s#{i}": ("n1", 0) for i in range(4)})
+    coef = coefficients(problem_of(sc))
+    assert coef.capacity_cores.tolist() == [pytest.approx(2.6)]
+    assert coef.service_s[0, 0] == pytest.approx(100e-6 * 3.0 / (2.53 * 0.63))
+    assert _max_rate(sc, sched) == pytest.approx(2.6 * 2.53 * 0.63 / 3.0 / 100e-6)
+    assert _max_rate(sc, sched) == pytest.approx(13_813.8, rel=1e-5)
 
 
 def test_serialisation_and_nic_coefficients_per_stream():
