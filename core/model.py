@@ -28,8 +28,10 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
+from core import cpus  # the CPU table: data only, imports nothing of the project
 from core.settings import MAX_SCENARIO_BYTES  # the limits' one home; re-exported
 
 # Size limits: a scenario beyond them is refused with a message naming the
@@ -48,6 +50,9 @@ MAX_WORKERS = MAX_NODES * MAX_SLOTS_PER_NODE  # W above every slot there can be 
 MAX_SPOUT_PENDING = 1_000_000  # trees in flight per spout executor (Storm's default: none)
 
 ACKER_ID = "__acker"  # Storm's acker component id
+STORM_DEFAULT_PRIORITY = 29  # Storm's defaults.yaml topology.priority
+MAX_TOPOLOGIES = 1_000  # topologies in one set (Storm's largest test cluster has 50)
+QUALIFIER = "/"  # "topology/component#i": executor ids of a set of several topologies
 
 Grouping = Literal["shuffle", "fields", "local-or-shuffle", "all", "global"]
 GROUPINGS: tuple[str, ...] = ("shuffle", "fields", "local-or-shuffle", "all", "global")
@@ -193,14 +198,60 @@ class Topology(_Model):
     )
     components: list[Component] = Field(min_length=1)
     streams: list[Stream] = Field(default_factory=list)
+    worker_used_heap_mb: float | None = Field(
+        None,
+        gt=0,
+        le=1_048_576,
+        description=(
+            "Heap one worker of this topology was measured to use, MB (a paper's "
+            "measurement); memory violations then charge it per worker in use. Unset: "
+            "the executors' declared on-heap memory (memory_mb). A worker's -Xmx "
+            "(network.worker_heap_mb) is a ceiling and only warns."
+        ),
+    )
+    worker_max_heap_mb: float | None = Field(
+        None,
+        gt=0,
+        le=1_048_576,
+        description=(
+            "Storm's topology.worker.max.heap.size.mb for this topology: the most on-heap "
+            "memory Storm 2's resource-aware strategies (ras-*) put in one of its workers, "
+            "MB; default: Storm's 768."
+        ),
+    )
+    priority: int = Field(
+        STORM_DEFAULT_PRIORITY,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "Storm's topology.priority: in a topology set, lower is scheduled first "
+            f"(0 = most important; Storm's default {STORM_DEFAULT_PRIORITY})."
+        ),
+    )
+    scheduler_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description=(
+            "Per-topology scheduler parameters in a topology set: scheduler id -> "
+            "{parameter: value}, over the parameters the run was given."
+        ),
+    )
 
 
 class Node(_Model):
     """A machine (Storm supervisor)."""
 
     id: Name = Field(min_length=1)
-    cores: int = Field(gt=0, description="Cores per socket.")
-    ghz: float = Field(gt=0, description="Clock, GHz.")
+    cpu_model: str | None = Field(
+        None,
+        max_length=100,
+        description="A processor of slotscope's CPU table (core/cpus.py: i7-6700, i5-4460, "
+        "i5-M460, E5-2620v3): cores, threads and ghz default to its values, all_core_ghz and "
+        "per_clock to its all-core turbo and microarchitecture's work per clock.",
+    )
+    cores: int = Field(gt=0, description="Physical cores per socket; default: cpu_model's.")
+    ghz: float = Field(
+        gt=0, description="Base clock, GHz (TOP-Storm's Eq. 1 input); default: cpu_model's."
+    )
     slots: int = Field(ge=0, le=MAX_SLOTS_PER_NODE, description="Worker slots offered.")
     sockets: int = Field(1, ge=1, description="CPU sockets.")
     flops_per_cycle: float = Field(
@@ -220,14 +271,27 @@ class Node(_Model):
         gt=0,
         description=(
             "Single-thread speed relative to the reference core on which cpu_us is "
-            "measured (1 = as fast); default: ghz / profiling.reference_ghz."
+            "measured (1 = as fast; overrides the clock and per_clock); default: "
+            "all_core_ghz x per_clock / profiling.reference_ghz."
         ),
+    )
+    all_core_ghz: float | None = Field(
+        None,
+        gt=0,
+        description="Clock with every core busy (all-core turbo), GHz; default: cpu_model's "
+        "when its source gives it, else ghz.",
+    )
+    per_clock: float | None = Field(
+        None,
+        gt=0,
+        description="Work per clock relative to a Skylake core (the reference core of "
+        "cpu_us = 1.0); default: cpu_model's microarchitecture's factor, else 1.",
     )
     threads: int | None = Field(
         None,
         gt=0,
         description="Hardware threads per socket (SMT, e.g. Hyper-Threading), at least "
-        "cores; default: cores (no SMT).",
+        "cores; default: cpu_model's threads per core x cores, else cores (no SMT).",
     )
     smt_yield: float | None = Field(
         None,
@@ -237,6 +301,28 @@ class Node(_Model):
         "whole core); default: 0.3 (Intel's up-to-30% Hyper-Threading figure) when threads "
         "> cores, else 0. Node capacity = cores + (threads - cores) x smt_yield per socket.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_cpu_table(cls, data: Any) -> Any:
+        """Cores, threads and base clock from ``cpu_model``'s entry where not typed."""
+        name = data.get("cpu_model") if isinstance(data, Mapping) else None
+        if not isinstance(name, str) or not cpus.known(name):
+            return data  # no model, or an unknown one (its field validator says so)
+        cpu = cpus.lookup(name)
+        filled = {"ghz": cpu.base_ghz, **data}
+        if "cores" not in data:
+            filled.setdefault("cores", cpu.cores)
+        if isinstance(filled["cores"], int) and not isinstance(filled["cores"], bool):
+            filled.setdefault("threads", filled["cores"] * cpu.threads // cpu.cores)
+        return filled
+
+    @field_validator("cpu_model")
+    @classmethod
+    def _known_cpu(cls, name: str | None) -> str | None:
+        if name is not None:
+            cpus.lookup(name)  # raises, naming the models the table has
+        return name
 
 
 class Cluster(_Model):
@@ -373,16 +459,69 @@ class Observations(_Model):
 
 
 class Scenario(_Model):
-    """One topology on one cluster, with its workload and cost model."""
+    """One topology, or a set of them, on one cluster, with its workload and cost model.
+
+    ``topology`` (one) or ``topologies`` (a set; one of them is a set of one) is given.
+    :attr:`topology_set` is the set either way. For a set of several, ``topology`` is
+    their union, each component id qualified by its topology's name
+    (``name/component``, so executor ids stay unique across the set), so every
+    single-topology view (the simulator, the graph) sees the whole cluster's load.
+    """
 
     name: Name = Field("scenario", description="Scenario name.")
     description: str = Field("", description="What the scenario shows and where it comes from.")
-    topology: Topology
+    topology: Topology = Field(
+        None,  # type: ignore[assignment]  # set from ``topologies`` when that is given
+        description="The one topology (or give 'topologies', a set).",
+    )
+    topologies: list[Topology] | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_TOPOLOGIES,
+        description=(
+            "A topology set sharing the cluster (Storm's many topologies per cluster), "
+            "instead of 'topology'; names unique. Executor ids are qualified "
+            "'topology/component#i' when there are several."
+        ),
+    )
     cluster: Cluster
     workload: Workload = Field(default_factory=Workload)
     profiling: Profiling = Field(default_factory=Profiling)
     network: Network = Field(default_factory=Network)
     observations: Observations | None = None
+    storm_version: str | None = Field(
+        None,
+        pattern=r"^\d{1,3}(\.\d{1,3}){0,2}$",
+        description=(
+            "Storm release the scenario runs, e.g. '1.2.3' or '2.0.0'. From 2.0 a shuffle "
+            "stream is locality-first (LoadAwareShuffleGrouping: a sender keeps its tuples "
+            "in its own worker while its targets there keep up); before 2.0, and when "
+            "unset, shuffle is uniform."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _one_topology_field(self) -> Scenario:
+        """``topology`` from ``topologies`` (the one, or the union of several)."""
+        if self.topologies is None:
+            if self.topology is None:
+                raise ValueError("give 'topology' (one) or 'topologies' (a set)")
+        elif self.topology is not None and "topology" in self.model_fields_set:
+            raise ValueError("give either 'topology' or 'topologies', not both")
+        else:
+            union = self.topologies[0] if len(self.topologies) == 1 else union_of(self.topologies)
+            object.__setattr__(self, "topology", union)  # frozen: set once, here
+        return self
+
+    @property
+    def topology_set(self) -> list[Topology]:
+        """Every topology of the scenario: ``topologies``, or ``[topology]``."""
+        return list(self.topologies) if self.topologies is not None else [self.topology]
+
+    @property
+    def is_set(self) -> bool:
+        """Whether the scenario holds several topologies."""
+        return self.topologies is not None and len(self.topologies) > 1
 
     @property
     def workers(self) -> int:
@@ -397,7 +536,46 @@ class Scenario(_Model):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The scenario as a JSON-ready dict (aliases, no unset optionals)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        exclude = {"topology"} if self.topologies is not None else None
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json", exclude=exclude)
+
+
+def qualified(topology_name: str, component_id: str) -> str:
+    """A component's id in a set of several topologies: ``topology/component``."""
+    return f"{topology_name}{QUALIFIER}{component_id}"
+
+
+def union_of(topologies: list[Topology]) -> Topology:
+    """Several topologies as one (ids qualified by topology name), unvalidated: each
+    topology is checked on its own (:func:`validate_scenario`); the union's components
+    may exceed one topology's limit. Workers add up (unset when any is unset), ackers
+    add up into one ``__acker`` component."""
+    components, streams = [], []
+    for t in topologies:
+        components += [c.model_copy(update={"id": qualified(t.name, c.id)}) for c in t.components]
+        streams += [
+            s.model_copy(
+                update={
+                    "source": qualified(t.name, s.source),
+                    "target": qualified(t.name, s.target),
+                }
+            )
+            for s in t.streams
+        ]
+    workers = [t.workers for t in topologies]
+    return Topology.model_construct(
+        name=f"{len(topologies)} topologies",
+        workers=None if None in workers else min(MAX_WORKERS, sum(w or 0 for w in workers)),
+        ackers=sum(t.ackers for t in topologies),
+        acker_cpu_us=max(t.acker_cpu_us for t in topologies),
+        reliable_spouts=any(t.reliable_spouts for t in topologies),
+        components=components,
+        streams=streams,
+        worker_used_heap_mb=None,
+        worker_max_heap_mb=None,
+        priority=min(t.priority for t in topologies),
+        scheduler_params={},
+    )
 
 
 def scenario_schema() -> dict[str, Any]:
@@ -437,25 +615,25 @@ def _first_error(err: ValidationError) -> ScenarioError:
     return ScenarioError(_path(loc), msg)
 
 
-def _check_topology(topo: Topology) -> None:
+def _check_topology(topo: Topology, where: str = "topology") -> None:
     if len(topo.components) > MAX_COMPONENTS:
         raise ScenarioError(
-            "topology.components",
+            f"{where}.components",
             f"{len(topo.components)} components, the limit is {MAX_COMPONENTS}",
         )
     index: dict[str, int] = {}
     for i, c in enumerate(topo.components):
         if c.id in index:
-            raise ScenarioError(f"topology.components[{i}].id", f"duplicate component id '{c.id}'")
+            raise ScenarioError(f"{where}.components[{i}].id", f"duplicate component id '{c.id}'")
         if c.id == ACKER_ID:
             raise ScenarioError(
-                f"topology.components[{i}].id", f"'{ACKER_ID}' is reserved: use topology.ackers"
+                f"{where}.components[{i}].id", f"'{ACKER_ID}' is reserved: use topology.ackers"
             )
         index[c.id] = i
     executors = sum(c.parallelism for c in topo.components) + topo.ackers
     if executors > MAX_EXECUTORS:
         raise ScenarioError(
-            "topology.components", f"{executors} executors in all, the limit is {MAX_EXECUTORS}"
+            f"{where}.components", f"{executors} executors in all, the limit is {MAX_EXECUTORS}"
         )
     seen: set[tuple[str, str]] = set()
     graph = nx.DiGraph()
@@ -464,13 +642,13 @@ def _check_topology(topo: Topology) -> None:
         for field, cid in (("from", s.source), ("to", s.target)):
             if cid not in index:
                 raise ScenarioError(
-                    f"topology.streams[{i}]", f"unknown component {cid!r} in '{field}'"
+                    f"{where}.streams[{i}]", f"unknown component {cid!r} in '{field}'"
                 )
         if s.source == s.target:
-            raise ScenarioError(f"topology.streams[{i}]", f"stream from '{s.source}' to itself")
+            raise ScenarioError(f"{where}.streams[{i}]", f"stream from '{s.source}' to itself")
         if (s.source, s.target) in seen:
             raise ScenarioError(
-                f"topology.streams[{i}]", f"duplicate stream '{s.source}' -> '{s.target}'"
+                f"{where}.streams[{i}]", f"duplicate stream '{s.source}' -> '{s.target}'"
             )
         seen.add((s.source, s.target))
         graph.add_edge(s.source, s.target)
@@ -480,16 +658,16 @@ def _check_topology(topo: Topology) -> None:
         cycle = None
     if cycle:
         names = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
-        raise ScenarioError("topology.streams", f"the topology has a cycle: {names}")
+        raise ScenarioError(f"{where}.streams", f"the topology has a cycle: {names}")
     for i, c in enumerate(topo.components):
         has_input = graph.in_degree(c.id) > 0
         if c.kind == "spout" and has_input:
             raise ScenarioError(
-                f"topology.components[{i}].kind", f"spout '{c.id}' has an input stream"
+                f"{where}.components[{i}].kind", f"spout '{c.id}' has an input stream"
             )
         if c.kind == "bolt" and not has_input:
             raise ScenarioError(
-                f"topology.components[{i}].kind", f"bolt '{c.id}' has no input stream"
+                f"{where}.components[{i}].kind", f"bolt '{c.id}' has no input stream"
             )
 
 
@@ -512,8 +690,25 @@ def _check_cluster(cluster: Cluster) -> None:
         raise ScenarioError("cluster.nodes", "no node offers a worker slot")
 
 
+def _check_topology_set(topologies: list[Topology]) -> None:
+    """Each topology as one, names unique, executors within the limit across the set."""
+    names: set[str] = set()
+    for i, t in enumerate(topologies):
+        if t.name in names:
+            raise ScenarioError(f"topologies[{i}].name", f"duplicate topology name '{t.name}'")
+        names.add(t.name)
+        _check_topology(t, f"topologies[{i}]")
+    executors = sum(sum(c.parallelism for c in t.components) + t.ackers for t in topologies)
+    if executors > MAX_EXECUTORS:
+        raise ScenarioError(
+            "topologies", f"{executors} executors in all, the limit is {MAX_EXECUTORS}"
+        )
+
+
 def _check_references(sc: Scenario) -> None:
-    ids = {c.id for c in sc.topology.components}
+    ids = {c.id for t in sc.topology_set for c in t.components} | {
+        c.id for c in sc.topology.components
+    }  # in a set: a bare id (any topology's) or a qualified one
     for cid in sc.profiling.per_type:
         if cid not in ids:
             raise ScenarioError(f"profiling.per_type.{cid}", f"unknown component {cid!r}")
@@ -567,11 +762,19 @@ def validate_scenario(data: Mapping[str, Any] | Scenario) -> Scenario:
     else:
         if not isinstance(data, Mapping):
             raise ScenarioError("", "a scenario must be a JSON object")
+        given = [data.get(key) is not None for key in ("topology", "topologies")]
+        if not any(given):
+            raise ScenarioError("topology", "required field is missing (or give 'topologies')")
+        if all(given):
+            raise ScenarioError("topologies", "give either 'topology' or 'topologies', not both")
         try:
             sc = Scenario.model_validate(dict(data))
         except ValidationError as err:
             raise _first_error(err) from None
-    _check_topology(sc.topology)
+    if sc.topologies is None:
+        _check_topology(sc.topology)
+    else:
+        _check_topology_set(sc.topologies)
     _check_cluster(sc.cluster)
     _check_references(sc)
     return sc
@@ -610,6 +813,8 @@ def with_changes(scenario: Scenario, **changes: Any) -> Scenario:
     >>> with_changes(sc, observations=Observations(node_cpu_util={"n1": 0.5})).observations
     Observations(traffic=[], executor_load_hz={}, node_cpu_util={'n1': 0.5})
     """
+    if "topology" in changes and scenario.topologies is not None:
+        changes = {**changes, "topologies": None}  # one topology replaces the set
     if all(isinstance(v, _PART_TYPES.get(k, ())) for k, v in changes.items()):
         return validate_scenario(scenario.model_copy(update=changes))
     data = scenario.to_json_dict()

@@ -37,7 +37,7 @@ import numpy as np
 
 from core.hardware import NodeArrays, core_speed, node_arrays, total_cores
 from core.model import Scenario
-from core.topology import ACK_TUPLE_BYTES, TopologyGraph, build_graph
+from core.topology import ACK_TUPLE_BYTES, TopologyGraph, build_graph, locality_first_shuffle
 
 US = 1e-6  # seconds per microsecond
 MS = 1e-3  # seconds per millisecond
@@ -237,9 +237,14 @@ def graph_of(scenario: Scenario, parallelism: Mapping[str, int] | None = None) -
     """The topology graph of a scenario at a parallelism, built once per topology content.
 
     Only the topology enters the graph, so scenarios that differ in their
-    cluster, workload or observations share it.
+    cluster, workload or observations share it (and the shuffle Storm's version
+    implies: :func:`core.topology.locality_first_shuffle`).
     """
-    key = (_hashes(scenario)[1], _parallelism(scenario, parallelism))
+    key = (
+        _hashes(scenario)[1],
+        _parallelism(scenario, parallelism),
+        locality_first_shuffle(scenario),
+    )
     with _LOCK:
         found = _GRAPHS.get(key)
         if found is not None:

@@ -33,6 +33,9 @@ class TopologyGraph:
     preds: Mapping[str, tuple[str, ...]]
     succs: Mapping[str, tuple[str, ...]]
     reliable_spouts: bool = True  # acks flow to the ackers (topology.reliable_spouts)
+    # Storm 2.0.0's shuffle: a sender keeps its tuples in its own worker when it holds
+    # targets (:func:`locality_first_shuffle`); else shuffle is uniform
+    locality_first: bool = False
 
     @property
     def spouts(self) -> tuple[str, ...]:
@@ -79,6 +82,30 @@ def component_of(executor: str) -> str:
 
 def index_of(executor: str) -> int:
     return int(executor.rsplit("#", 1)[1])
+
+
+def storm_major(scenario: Scenario) -> int | None:
+    """The major release of ``scenario.storm_version`` (None when unset)."""
+    version = scenario.storm_version
+    return None if version is None else int(version.split(".")[0])
+
+
+def locality_first_shuffle(scenario: Scenario) -> bool:
+    """True when the scenario's shuffle streams are Storm 2's locality-first shuffle.
+
+    Storm 2.0.0 routes ``shuffle`` (and ``local-or-shuffle``) through
+    ``LoadAwareShuffleGrouping`` (``daemon/GrouperFactory.java``; on unless
+    ``topology.disable.loadaware.messaging``): a sender keeps to the closest of
+    the scopes worker, host, rack, everything that holds targets, and widens it
+    only when their mean load, the fill of their receive queues, passes
+    ``topology.localityaware.higher.bound`` (0.8, ``defaults.yaml``). A target
+    that keeps up has a near-empty queue, so in the steady state below
+    saturation the sender keeps to its narrowest scope, evenly. Storm 1.x's
+    ``LoadAwareShuffleGrouping`` weighs targets by ``101 - 100 x load``: even
+    while they keep up, so uniform (Storm 1.2.3, same file). Unset: uniform.
+    """
+    major = storm_major(scenario)
+    return major is not None and major >= 2
 
 
 # An ack tuple, B: the root id and the XOR of 64-bit tuple ids (Storm @Twitter, SIGMOD 2014).
@@ -136,6 +163,7 @@ def build_graph(scenario: Scenario, parallelism: Mapping[str, int] | None = None
         preds=preds,
         succs=succs,
         reliable_spouts=topo.reliable_spouts,
+        locality_first=locality_first_shuffle(scenario),
     )
 
 

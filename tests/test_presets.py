@@ -8,7 +8,13 @@ from collections import defaultdict
 
 import pytest
 
-from core.hardware import computation_power, power_ranks, processing_speed, total_cores
+from core.hardware import (
+    computation_power,
+    core_speed,
+    power_ranks,
+    processing_speed,
+    total_cores,
+)
 from core.model import ACKER_ID, Node, ScenarioError, validate_scenario
 from core.presets import PRESETS, TABLE_4, TABLE_5, preset, preset_json
 from core.presets.lf import LF_SHAPES
@@ -109,15 +115,19 @@ def test_top_storm_presets_are_the_papers_six_configurations_per_topology():
 
 
 def test_top_storm_supervisors_are_table_4_rows_exactly():
-    # Table 4: cores (the "x N"), GHz, FLOPs/cycle (noOfFlop), RAM as printed.
+    # Table 4: logical CPUs (the "x N") as threads over the processor's physical cores,
+    # GHz, FLOPs/cycle (noOfFlop), RAM as printed.
     nodes = {n.id: n for n in preset("wordcount").cluster.nodes}
-    hw = {nid: (n.cores, n.ghz, n.flops_per_cycle, n.ram_gb) for nid, n in nodes.items()}
+    hw = {
+        nid: (n.cpu_model, n.cores, n.threads, n.ghz, n.flops_per_cycle, n.ram_gb)
+        for nid, n in nodes.items()
+    }
     assert hw == {
-        "i7-8c": (8, 3.40, 6816, 3.7),  # Node-C
-        "i7-4c": (4, 3.40, 6816, 3.7),  # Node-A
-        "i5-4460": (4, 3.20, 6385, 7.7),  # Node-B
-        "i5-m460": (4, 2.53, 5054, 3.7),  # Node-D
-        "i7-2c": (2, 3.40, 6816, 3.7),  # Node-E
+        "i7-8c": ("i7-6700", 4, 8, 3.40, 6816, 3.7),  # Node-C
+        "i7-4c": ("i7-6700", 4, 4, 3.40, 6816, 3.7),  # Node-A
+        "i5-4460": ("i5-4460", 4, 4, 3.20, 6385, 7.7),  # Node-B
+        "i5-m460": ("i5-M460", 2, 4, 2.53, 5054, 3.7),  # Node-D
+        "i7-2c": ("i7-6700", 2, 2, 3.40, 6816, 3.7),  # Node-E
     }
     assert {n.sockets for n in nodes.values()} == {1}
 
@@ -331,8 +341,9 @@ def test_rstorm_presets_declare_more_cpu_for_heavier_bolts_on_two_racks(name):
 
 
 def _speed(node, profiling):
-    """Single-thread speed as the model documents ``node.speed``: given, else GHz only."""
-    return node.speed or node.ghz / profiling.reference_ghz
+    """Single-thread speed as the model documents ``node.speed``: given, else the all-core
+    clock x work per clock (core/cpus.py) over the reference clock."""
+    return core_speed(node, profiling)
 
 
 def _even_loads(name):
@@ -388,3 +399,42 @@ def test_preset_rate_loads_even_placement_without_saturating_it(name):
     assert busiest_node < 0.8
     if name not in PAPER_RATES:  # where the rate is ours: loaded enough to matter
         assert max(hottest_executor, busiest_node) > 0.2
+
+
+# Apache Storm's production corpus as topology sets (core/presets/storm_large.py)
+LARGE = {  # preset: (topologies, spout and bolt executors, acker executors, supervisors)
+    "storm-large-cluster-01": (40, 24_403, 3_037, 1_312),
+    "storm-large-cluster-02": (45, 36_150, 3_787, 1_922),
+    "storm-large-cluster-03": (50, 1_414, 760, 80),
+}
+
+
+@pytest.mark.parametrize("name", list(LARGE))
+def test_the_storm_corpus_presets_build_with_their_sizes(name):
+    from core.presets import LARGE_PRESETS
+
+    assert name in LARGE_PRESETS and name not in PRESETS  # kept out of the quick list
+    sc = preset(name)
+    topologies, executors, ackers, nodes = LARGE[name]
+    assert sc.is_set and len(sc.topology_set) == topologies
+    assert sum(c.parallelism for t in sc.topology_set for c in t.components) == executors
+    assert sum(t.ackers for t in sc.topology_set) == ackers
+    assert len(sc.cluster.nodes) == nodes
+    # stated defaults: the corpus has no rates, per-tuple costs or tuple sizes
+    assert "Stated defaults, not in the corpus: offered rate 1000 tuples/s" in sc.description
+    assert sc.workload.rate == 1000.0
+    assert {c.cpu_us for t in sc.topology_set for c in t.components} == {10.0}
+    assert {c.tuple_bytes for t in sc.topology_set for c in t.components} == {200}
+
+
+def test_a_corpus_preset_says_its_defaults_and_schedules_every_topology(capsys):
+    from core.cli import main
+
+    assert main(["schedule", "storm-large-cluster-03", "--scheduler", "ras-default", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "storm-large-cluster-03: stated defaults: offered rate 1000 tuples/s" in err
+    doc = json.loads(out)
+    # Storm's TestLargeCluster: every topology of largeCluster03 fully scheduled
+    assert doc["scheduled"] == 50 and len(doc["topologies"]) == 50
+    assert all(t["placed"] == t["executors"] for t in doc["topologies"])
+    assert sum(t["executors"] for t in doc["topologies"]) == 1_414 + 760

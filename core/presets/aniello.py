@@ -56,7 +56,8 @@ def aniello() -> dict[str, Any]:
     nodes = [node(f"w{i + 1}", ANIELLO_HW, ANIELLO_SLOTS) for i in range(ANIELLO_NODES)]
     topology = {"workers": ANIELLO_NODES, "components": components, "streams": streams}
     # rate: ours; Storm 0.8.1 (the authors' code) drains the transfer queue blocking
-    return scenario("aniello", topology, nodes, 40_000, network=STORM_0_X)
+    # Storm 0.8.1: the release the authors' code targets (uniform shuffle)
+    return scenario("aniello", topology, nodes, 40_000, network=STORM_0_X, storm_version="0.8.1")
 
 
 def presets() -> dict[str, tuple[str, Any]]:

@@ -40,6 +40,8 @@ from typing import Any
 
 from core.presets.common import STORM_0_X, comp, node, scenario, stream
 
+STORM_VERSION = "0.9.5"  # Sec. "Experimental setup": Apache Storm 0.9.5 (uniform shuffle)
+
 TYPE_CORES = 2  # see the module docstring: not given; C's rows bound it to <= 2
 # Clock and RAM of types A/B/C are not given anywhere; ours, equal for all three
 # (service times come from the profiling rows, not from these).
@@ -90,7 +92,15 @@ def _benchmark(name: str, components: list, streams: list, rate: float) -> dict[
     nodes = mix_nodes(SCENARIO_5_MIX)
     topology = {"workers": len(nodes), "components": components, "streams": streams}
     profiling = {"per_type": per_type}
-    return scenario(name, topology, nodes, rate, profiling=profiling, network=STORM_0_X)
+    return scenario(
+        name,
+        topology,
+        nodes,
+        rate,
+        profiling=profiling,
+        network=STORM_0_X,
+        storm_version=STORM_VERSION,
+    )
 
 
 def rollingcount() -> dict[str, Any]:
@@ -148,7 +158,9 @@ def paper_nodes() -> list[dict[str, Any]]:
 
 def _micro(name: str, components: list, streams: list, rate: float) -> dict[str, Any]:
     topology = {"workers": 3, "components": components, "streams": streams}
-    return scenario(name, topology, paper_nodes(), rate, network=STORM_0_X)
+    return scenario(
+        name, topology, paper_nodes(), rate, network=STORM_0_X, storm_version=STORM_VERSION
+    )
 
 
 def _bolt(cid: str, level: str, selectivity: float = 1.0) -> dict[str, Any]:

@@ -42,7 +42,11 @@ as shuffle (their rates move with the placement, which no linear model
 holds); the result says so (``exact=False``), the solver's bound proves
 nothing for them, and :mod:`core.search.optimal` prints the compute
 bound of :mod:`core.search.cpsat_bounds` instead (an upper bound valid
-for every placement, not an exact model). Coefficients
+for every placement, not an exact model). A shuffle under Storm 2
+(``storm_version`` 2 or later: locality-first, with a spill that moves with
+the rate, :mod:`core.simulator.spill`) is held the same way as
+local-or-shuffle: its target component gets the same tuples whatever the
+shares, so the compute bound holds for it too. Coefficients
 are rounded to integers at ``SCALE`` (relative error ~1e-6 on the loads);
 the chosen placement is always re-scored with the :class:`Evaluator`.
 

@@ -125,19 +125,30 @@ def transfer_delay_s(
 
 
 def memory_by_node(
-    nodes: NodeArrays, slot_of: np.ndarray, executor_mb: np.ndarray, heap_mb: float
+    nodes: NodeArrays,
+    slot_of: np.ndarray,
+    executor_mb: np.ndarray,
+    heap_mb: float,
+    used_heap_mb: float | None = None,
 ) -> tuple[np.ndarray, list[str]]:
     """Memory per node (MB) of a placement, and its over-commit warnings.
 
-    A used worker takes its heap, or its executors' declared memory when
-    that is more (an over-committed heap); a node over its RAM is reported.
+    A used worker takes its heap (``heap_mb``, the JVM's -Xmx), or its
+    executors' declared memory when that is more (an over-committed heap), or,
+    when the scenario gives one, the used heap a paper measured per worker
+    (``used_heap_mb``). The warnings name every over-committed heap and every
+    node whose workers' heap ceilings exceed its RAM: -Xmx is a ceiling, not
+    what a JVM uses, so that is a warning; what cannot run is
+    :func:`memory_violations` of :func:`heap_used_by_node`.
     """
     per_slot = np.bincount(slot_of, executor_mb, nodes.slots)
     used = np.bincount(slot_of, None, nodes.slots) > 0
-    worker = np.where(used, np.maximum(heap_mb, per_slot), 0.0)
+    ceiling = np.where(used, np.maximum(heap_mb, per_slot), 0.0)
+    worker = ceiling if used_heap_mb is None else np.where(used, used_heap_mb, 0.0)
     memory = np.bincount(nodes.slot_node, worker, len(nodes.ids))
+    ceilings = np.bincount(nodes.slot_node, ceiling, len(nodes.ids))
     warnings: list[str] = []
-    if worker.max(initial=0.0) <= heap_mb and (memory <= nodes.ram_mb).all():
+    if ceiling.max(initial=0.0) <= heap_mb and (ceilings <= nodes.ram_mb).all():
         return memory, warnings
     for g in np.flatnonzero(used & (per_slot > heap_mb)):
         j = nodes.slot_node[g]
@@ -145,12 +156,36 @@ def memory_by_node(
             f"worker {nodes.ids[j]}:{g - nodes.slot_start[j]} heap over-committed: "
             f"{per_slot[g]:g} MB of executors in a {heap_mb:g} MB heap"
         )
-    for j in np.flatnonzero(memory > nodes.ram_mb):
+    for j in np.flatnonzero(ceilings > nodes.ram_mb):
         warnings.append(
-            f"node {nodes.ids[j]} memory over-committed: "
-            f"{memory[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM"
+            f"node {nodes.ids[j]} memory over-committed: its workers' heap ceilings (-Xmx) "
+            f"total {ceilings[j]:g} MB > {nodes.ram_mb[j]:g} MB RAM (a ceiling, not what "
+            "they use)"
         )
     return memory, warnings
+
+
+def heap_used_by_node(
+    nodes: NodeArrays,
+    slot_of: np.ndarray,
+    executor_mb: np.ndarray,
+    used_heap_mb: float | None = None,
+) -> np.ndarray:
+    """Heap a placement uses on each node, MB: what :func:`memory_violations` checks.
+
+    Per worker in use: the used heap a paper measured per worker when the
+    scenario gives it (``topology.worker_used_heap_mb``), else its executors'
+    declared on-heap memory (``memory_mb``: Storm's
+    ``topology.component.resources.onheap.memory.mb``, 128 MB by default, what
+    Storm 2.0.0's resource-aware scheduler charges a node for each executor).
+    A worker's -Xmx (``network.worker_heap_mb``) is a ceiling, not a use, so it
+    does not enter.
+    """
+    if used_heap_mb is None:
+        per_slot = np.bincount(slot_of, executor_mb, nodes.slots)
+    else:
+        per_slot = np.where(np.bincount(slot_of, None, nodes.slots) > 0, used_heap_mb, 0.0)
+    return np.bincount(nodes.slot_node, per_slot, len(nodes.ids))
 
 
 def _amounts(need_mb: float, have_mb: float) -> tuple[str, str]:
@@ -172,11 +207,11 @@ def memory_violations(
 ) -> tuple[str, ...]:
     """Why a placement cannot run: one sentence per node whose memory exceeds its RAM.
 
-    ``memory_mb`` is the memory per node of :func:`memory_by_node` (worker
-    heaps, or the executors' declared on-heap memory when a worker holds
-    more), the figure the simulator reports as ``memory_mb``; a node needing
-    more than its ``ram_gb`` cannot start those workers, so the placement is
-    not runnable as placed. Empty when every node fits.
+    ``memory_mb`` is the heap the placement uses per node
+    (:func:`heap_used_by_node`: a measured used heap per worker, else the
+    executors' declared on-heap memory); a node needing more than its
+    ``ram_gb`` cannot hold those workers, so the placement is not runnable as
+    placed. Empty when every node fits.
 
     Parameters
     ----------

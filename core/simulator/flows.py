@@ -15,14 +15,17 @@ memory grows with ``limit`` and the executors, never with their product:
 - a local-or-shuffle sender that keeps its tuples in its worker sends one
   equal share to each receiver there: its cells are preceded by every cell
   of the senders ranked above it, so the candidates are the first cells of
-  the senders in rank order until ``limit`` are taken.
+  the senders in rank order until ``limit`` are taken. Under Storm 2's
+  shuffle a sender keeps a share and spills the rest: a pair's two parts are
+  summed into one flow (its candidates as above, so past ``limit`` flows a
+  pair's sum may rank lower than exactly).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.simulator.rates import StreamTable, unit_rates
+from core.simulator.rates import StreamTable, kept_share, unit_rates
 
 
 def _rank_one(out: np.ndarray, weights: np.ndarray, limit: int):
@@ -66,11 +69,15 @@ def _select(u: np.ndarray, v: np.ndarray, r: np.ndarray, limit: int):
 
 
 def heaviest_flows(
-    table: StreamTable, worker_of: np.ndarray | None, rate: float, limit: int
+    table: StreamTable,
+    worker_of: np.ndarray | None,
+    rate: float,
+    limit: int,
+    keep: np.ndarray | None = None,
 ) -> list[tuple[str, str, float]]:
-    """``executor_flows(table, worker_of, rate, limit)`` from O(limit log limit) candidates
-    per stream (see the module docstring)."""
-    rates = unit_rates(table, worker_of)
+    """``executor_flows(table, worker_of, rate, limit, keep)`` from O(limit log limit)
+    candidates per stream (see the module docstring)."""
+    rates = unit_rates(table, worker_of, keep)
     start = table.comp_start
     kept = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     for k in range(len(table.streams)):
@@ -81,9 +88,14 @@ def heaviest_flows(
         if table.local[k]:
             lam_u = rates.arrival[u0:u1] * table.multiplier[k] * rate
             wu, wd = worker_of[u0:u1], worker_of[d0:d1]
+            if table.spill[k]:
+                lam_u = lam_u * kept_share(keep, k, wu)
             count = np.bincount(wd, minlength=int(max(wu.max(), wd.max())) + 1)[wu]
             li, lj, lr = _local(lam_u / np.maximum(count, 1), wu, wd, limit)
             i, j, r = np.concatenate([i, li]), np.concatenate([j, lj]), np.concatenate([r, lr])
+            if table.spill[k]:  # a sender keeps a share and spills the rest: one flow a pair
+                cells, at = np.unique(i * (d1 - d0) + j, return_inverse=True)
+                i, j, r = cells // (d1 - d0), cells % (d1 - d0), np.bincount(at, r, len(cells))
         nonzero = r != 0  # products that underflow to 0 are no flow
         i, j, r = i[nonzero], j[nonzero], r[nonzero]
         cells = np.argsort(i * (d1 - d0) + j, kind="stable")  # stream order: row by row

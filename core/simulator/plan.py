@@ -48,6 +48,7 @@ class Route:
     local_first: np.ndarray | None = None  # local: per worker, offset into local_flat
     local_count: np.ndarray | None = None  # local: per worker, number of candidates
     local_flat: np.ndarray | None = None
+    local_keep: np.ndarray | None = None  # Storm 2's shuffle: per worker, the share kept
     delay_table: np.ndarray | None = None  # (sender, target) -> transfer delay, s
     cross_table: np.ndarray | None = None  # (sender, target) -> leaves the worker
 
@@ -70,6 +71,7 @@ class TracePlan:
     nic_bits_per_s: np.ndarray  # (N,)
     routes: tuple[Route, ...]  # per stream of the table
     window: int | None = None  # tuple trees in flight per spout executor; None: open loop
+    keep: np.ndarray | None = None  # (S, workers) Storm 2's shuffle's kept shares; None: all
 
     def hop_costs(
         self, sender: np.ndarray, target: np.ndarray, tuple_bytes: float
@@ -125,7 +127,8 @@ class AckReturn:
 
 
 def scenario_key(scenario: Scenario) -> int:
-    """A 64-bit digest of the scenario's content, offered rate and observations left out.
+    """A 64-bit digest of the scenario's content, offered rate, observations, Storm's release
+    and the measured worker heap left out.
 
     Fields at their defaults are left out too, so a scenario keeps its random
     streams when the format gains an optional field.
@@ -134,6 +137,10 @@ def scenario_key(scenario: Scenario) -> int:
     data.pop("observations", None)
     data.pop("description", None)
     data.get("workload", {}).pop("rate", None)
+    # nor what draws nothing: Storm's release (scenarios that differ only in it stay
+    # paired) and a measured worker heap
+    data.pop("storm_version", None)
+    data.get("topology", {}).pop("worker_used_heap_mb", None)
     text = json.dumps(data, sort_keys=True).encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
 
@@ -160,8 +167,8 @@ def trace_plan(
     control, so that a node is not charged for CPU it never gets to spend.
     The flow-control window is the workload's ``max_spout_pending``.
     """
-    loads = evaluator.loads(slots)
     service_rate = rate if service_rate is None else service_rate
+    loads = evaluator.loads(slots, service_rate)
     stretch = evaluator.slowdown(loads, service_rate)
     plan = TracePlan(
         table=evaluator.table,
@@ -178,6 +185,7 @@ def trace_plan(
         nic_bits_per_s=evaluator.nodes.nic_bits_per_s,
         routes=(),
         window=evaluator.scenario.workload.max_spout_pending,
+        keep=loads.rates.keep,
     )
     return replace(plan, routes=tuple(_route(plan, k) for k in range(len(plan.table.streams))))
 
@@ -206,8 +214,12 @@ def _route(plan: TracePlan, k: int) -> Route:
         # a key drawn by popularity, then hashed, is an executor drawn by its key mass
         cdf = np.cumsum(t.weights[k])
         return Route("fields", cdf=cdf / cdf[-1], **common)
-    if stream.grouping == "local-or-shuffle":
-        return Route("local", **common, **_local_table(plan.worker[targets], plan.workers))
+    if t.local[k]:  # local-or-shuffle, and shuffle under Storm 2's locality-first rule
+        keep = plan.keep[k] if plan.keep is not None and t.spill[k] else None
+        if keep is not None and (keep >= 1.0).all():
+            keep = None
+        table = _local_table(plan.worker[targets], plan.workers)
+        return Route("local", **common, **table, local_keep=keep)
     if stream.grouping in ("all", "global"):
         return Route(stream.grouping, **common)
     return Route("uniform", **common)
@@ -233,6 +245,15 @@ def route_targets(route: Route, u: np.ndarray, sender_worker: np.ndarray) -> np.
         return np.searchsorted(route.cdf, u, side="right")
     if route.kind == "local":
         count = route.local_count[sender_worker]
+        if route.local_keep is not None:  # Storm 2's shuffle: kept with its share, else spilled
+            keep = route.local_keep[sender_worker]
+            kept = u < keep
+            spill_u = np.maximum(u - keep, 0.0) / np.maximum(1.0 - keep, 1e-300)
+            spilled = np.minimum(spill_u * p, p - 1)
+            u = np.where(kept, u / np.where(kept, keep, 1.0), 0.0)
         offset = np.minimum((u * count).astype(np.int64), count - 1)
-        return route.local_flat[route.local_first[sender_worker] + offset]
+        local = route.local_flat[route.local_first[sender_worker] + offset]
+        if route.local_keep is None:
+            return local
+        return np.where(kept, local, spilled.astype(np.int64))
     return np.minimum((u * p).astype(np.int64), p - 1)

@@ -1,8 +1,9 @@
 """A placement that needs more memory than a node has cannot run: ``violations``.
 
-Memory per node is what the simulator reports (``memory_mb``): every used worker
-takes the worker heap, or its executors' declared on-heap memory when that is more
-(:func:`core.simulator.costs.memory_by_node`); a node over its RAM is a violation.
+What a node needs is the heap its workers use (:func:`core.simulator.costs.heap_used_by_node`):
+per worker in use, the used heap a paper measured (``topology.worker_used_heap_mb``),
+else its executors' declared on-heap memory. A worker's -Xmx (``network.worker_heap_mb``)
+is a ceiling, not a use: over the RAM it only warns (``memory_by_node``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 
 from core.hardware import node_arrays
 from core.simulator import analyze, simulate
-from core.simulator.costs import memory_by_node, memory_violations
+from core.simulator.costs import heap_used_by_node, memory_by_node, memory_violations
 from tests.simulator.sim_builders import make, manual
 
 HEAP = 768.0  # MB, Storm's default worker heap (network.worker_heap_mb)
@@ -28,18 +29,34 @@ def _two_nodes(ram_a: float = 1.0, ram_b: float = 2.0, memory_mb: float = 128.0)
     return make(comps, [("s", "b")], nodes, rate=10.0)
 
 
-def test_two_heaps_on_a_one_gb_node_do_not_fit():
+def test_two_heap_ceilings_over_the_ram_warn_but_run():
     sc = _two_nodes()
     nodes = node_arrays(sc)
     # slots: a:0 = 0, a:1 = 1, b:0 = 2; executors s#0, b#0..b#9
     slot_of = np.array([0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2])
-    memory, _ = memory_by_node(nodes, slot_of, np.full(11, 128.0), HEAP)
-    # a: two used workers of 768 MB = 1536 MB > 1024 MB; b: 8 x 128 = 1024 MB (over its
+    memory, warnings = memory_by_node(nodes, slot_of, np.full(11, 128.0), HEAP)
+    # a: two used workers of 768 MB -Xmx = 1536 MB > 1024 MB; b: 8 x 128 = 1024 MB (over its
     # 768 MB heap, so the executors' figure) <= 2048 MB
     assert memory.tolist() == [1536.0, 1024.0]
-    assert memory_violations(nodes, slot_of, memory) == (
-        "node a needs 1.5 GB for 3 executors but has 1.0 GB",
+    assert any("node a memory over-committed" in w and "-Xmx" in w for w in warnings)
+    # what the workers use: 128 + 2 x 128 = 384 MB on a, 1024 MB on b: both fit
+    used = heap_used_by_node(nodes, slot_of, np.full(11, 128.0))
+    assert used.tolist() == [384.0, 1024.0]
+    assert memory_violations(nodes, slot_of, used) == ()
+
+
+def test_a_measured_used_heap_is_charged_per_worker_in_use():
+    sc = _two_nodes(ram_a=0.5)
+    nodes = node_arrays(sc)
+    slot_of = np.array([0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2])
+    # 300 MB measured per worker: a runs 2 workers (600 MB > 512 MB), b one (300 MB)
+    used = heap_used_by_node(nodes, slot_of, np.full(11, 128.0), used_heap_mb=300.0)
+    assert used.tolist() == [600.0, 300.0]
+    assert memory_violations(nodes, slot_of, used) == (
+        "node a needs 0.6 GB for 3 executors but has 0.5 GB",
     )
+    memory, _ = memory_by_node(nodes, slot_of, np.full(11, 128.0), HEAP, used_heap_mb=300.0)
+    assert memory.tolist() == [600.0, 300.0]  # the reported memory is the measured heap too
 
 
 def test_a_placement_that_fits_has_no_violations():
@@ -48,7 +65,8 @@ def test_a_placement_that_fits_has_no_violations():
     slot_of = np.array([0] * 6 + [2] * 5)  # one worker on each node: 768 and 768 MB
     memory, _ = memory_by_node(nodes, slot_of, np.full(11, 128.0), HEAP)
     assert memory.tolist() == [768.0, 768.0]
-    assert memory_violations(nodes, slot_of, memory) == ()
+    used = heap_used_by_node(nodes, slot_of, np.full(11, 128.0))
+    assert memory_violations(nodes, slot_of, used) == ()
 
 
 def test_every_node_over_its_ram_is_named_with_enough_decimals():
@@ -70,12 +88,13 @@ def test_every_node_over_its_ram_is_named_with_enough_decimals():
 
 
 def test_analyze_and_the_simulate_row_carry_the_violations():
-    sc = _two_nodes()
+    sc = _two_nodes(ram_a=1.25)
     where = {"s#0": ("a", 0), **{f"b#{i}": ("a", 1) for i in range(10)}}
     crowded = manual(sc, where)
-    # a:0 holds 128 MB (its 768 MB heap), a:1 1280 MB of executors: 2048 MB on 1024 MB
+    # a:0 holds 128 MB (its 768 MB heap), a:1 1280 MB of executors: 2048 MB reported;
+    # the executors use 11 x 128 = 1408 MB > 1280 MB of RAM
     assert analyze(sc, crowded).memory_mb == {"a": 2048.0, "b": 0.0}
-    expected = ["node a needs 2.0 GB for 11 executors but has 1.0 GB"]
+    expected = ["node a needs 1.4 GB for 11 executors but has 1.2 GB"]
     assert list(analyze(sc, crowded).violations) == expected
     row = simulate(sc, crowded, rate=10.0, tuples=200)
     assert row["violations"] == expected
@@ -85,7 +104,7 @@ def test_analyze_and_the_simulate_row_carry_the_violations():
 
 
 @pytest.mark.parametrize("heap", [512.0, 2048.0])
-def test_the_worker_heap_the_network_declares_is_charged(heap):
+def test_the_worker_heap_ceiling_only_warns(heap):
     sc = make(
         [{"id": "s", "parallelism": 2, "cpu_us": 1.0, "memory_mb": 64.0}],
         nodes=[{"id": "a", "ram_gb": 3.0, "slots": 2}],
@@ -93,7 +112,26 @@ def test_the_worker_heap_the_network_declares_is_charged(heap):
         network={"worker_heap_mb": heap},
     )
     two_workers = manual(sc, {"s#0": ("a", 0), "s#1": ("a", 1)})
-    # two heaps: 1024 MB fit in 3 GB, 4096 MB do not
+    # two -Xmx ceilings: 1024 MB fit in 3 GB, 4096 MB do not, and only warn; the two
+    # executors use 128 MB
     fits = heap * 2 <= 3 * 1024
-    violations = analyze(sc, two_workers).violations
-    assert violations == (() if fits else ("node a needs 4.0 GB for 2 executors but has 3.0 GB",))
+    a = analyze(sc, two_workers)
+    assert a.violations == ()
+    assert any("-Xmx" in w for w in a.warnings) == (not fits)
+
+
+def test_a_measured_worker_heap_makes_a_placement_not_runnable():
+    sc = make(
+        [{"id": "s", "parallelism": 2, "cpu_us": 1.0, "memory_mb": 64.0}],
+        nodes=[{"id": "a", "ram_gb": 1.0, "slots": 2}],
+        rate=10.0,
+    )
+    sc = sc.model_copy(
+        update={"topology": sc.topology.model_copy(update={"worker_used_heap_mb": 600.0})}
+    )
+    two_workers = manual(sc, {"s#0": ("a", 0), "s#1": ("a", 1)})
+    one_worker = manual(sc, {"s#0": ("a", 0), "s#1": ("a", 0)})
+    assert analyze(sc, two_workers).violations == (
+        "node a needs 1.2 GB for 2 executors but has 1.0 GB",
+    )
+    assert analyze(sc, one_worker).violations == ()
