@@ -169,7 +169,8 @@ def test_file_round_trip(tmp_path):
 
 def test_schema_publishes_the_format():
     schema = scenario_schema()
-    assert set(schema["required"]) == {"topology", "cluster"}
+    assert set(schema["required"]) == {"cluster"}  # and one of topology / topologies
+    assert {"topology", "topologies"} <= set(schema["properties"])
     stream = schema["$defs"]["Stream"]
     assert set(stream["required"]) == {"from", "to"}
     assert set(schema["$defs"]["Node"]["required"]) == {"id", "cores", "ghz", "slots"}
@@ -241,3 +242,82 @@ def test_observations_name_executors_and_nodes_of_the_scenario(observations, mes
     data["observations"] = observations
     with pytest.raises(ScenarioError, match=re.escape("observations." + message)):
         validate_scenario(data)
+
+
+def _set(*topologies, nodes=1):
+    return {
+        "topologies": list(topologies),
+        "cluster": {
+            "nodes": [{"id": f"n{i}", "cores": 2, "ghz": 2.0, "slots": 2} for i in range(nodes)]
+        },
+    }
+
+
+def _topo(name, **fields):
+    return {"name": name, "components": [{"id": "a", "parallelism": 2}], **fields}
+
+
+def test_a_topology_set_qualifies_executor_ids_in_its_union():
+    sc = validate_scenario(_set(_topo("x", priority=3, workers=1), _topo("y", workers=2)))
+    assert sc.is_set and [t.name for t in sc.topology_set] == ["x", "y"]
+    assert [t.priority for t in sc.topology_set] == [3, 29]  # Storm's default priority 29
+    assert [c.id for c in sc.topology.components] == ["x/a", "y/a"]
+    assert sc.topology.workers == 3  # the set's workers add up
+    assert "topology" not in sc.to_json_dict()  # the union is derived, not stored
+    assert validate_scenario(sc.to_json_dict()) == sc
+
+
+def test_a_set_of_one_is_the_single_topology():
+    single = validate_scenario(minimal())
+    one = validate_scenario({**_set(), "topologies": [minimal()["topology"]], **{}})
+    assert not one.is_set and one.topology_set == [one.topology]
+    assert one.topology == single.topology
+
+
+@pytest.mark.parametrize(
+    ("data", "line"),
+    [
+        (_set(_topo("x"), _topo("x")), "topologies[1].name: duplicate topology name 'x'"),
+        (
+            _set(_topo("x"), {"name": "y", "components": [{"id": "a", "parallelism": 0}]}),
+            "topologies[1].components[0].parallelism: input should be greater than or equal "
+            "to 1 (got 0)",
+        ),
+        (
+            _set(_topo("x", streams=[{"from": "a", "to": "b"}])),
+            "topologies[0].streams[0]: unknown component 'b' in 'to'",
+        ),
+        (
+            _set(_topo("x", priority=-1)),
+            "topologies[0].priority: input should be greater than or equal to 0 (got -1)",
+        ),
+        (
+            {**_set(_topo("x")), "topology": _topo("x")},
+            "topologies: give either 'topology' or 'topologies', not both",
+        ),
+        (
+            {"cluster": _set()["cluster"]},
+            "topology: required field is missing (or give 'topologies')",
+        ),
+        (
+            {**_set(), "topologies": []},
+            "topologies: list should have at least 1 item after validation, not 0",
+        ),
+    ],
+)
+def test_topology_set_validation_names_the_field(data, line):
+    assert error_of(data) == line
+
+
+def test_the_executor_limit_holds_across_the_set():
+    half = {"name": "x", "components": [{"id": "a", "parallelism": MAX_EXECUTORS // 2 + 1}]}
+    data = _set(half, {**half, "name": "y"})
+    assert error_of(data) == (
+        f"topologies: {2 * (MAX_EXECUTORS // 2 + 1)} executors in all, the limit is {MAX_EXECUTORS}"
+    )
+
+
+def test_replacing_the_topology_of_a_set_leaves_one():
+    sc = validate_scenario(_set(_topo("x"), _topo("y")))
+    one = with_changes(sc, topology=sc.topology_set[0])
+    assert not one.is_set and one.topologies is None and one.topology.name == "x"

@@ -17,6 +17,7 @@ Accepted documents:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from core.importers.common import (
 from core.importers.fetch import FETCH_TIMEOUT_S, documents_from_url, is_url, read_file
 from core.importers.flink import flink_scenario, is_flink_plan
 from core.importers.storm import storm_scenario
-from core.importers.stormser import read_stormser, to_scenario_topology
+from core.importers.stormser import read_stormser, read_stormser_folder, to_scenario_topology
 from core.model import ScenarioError, validate_scenario
 
 STORM_TOPOLOGY = "storm-topology"
@@ -57,7 +58,7 @@ def classify(doc: Any, source: str = "document") -> str:
     """
     if not isinstance(doc, Mapping):
         raise ScenarioError(source, f"not a JSON object: {EXPECTED}")
-    if "topology" in doc and "cluster" in doc:
+    if ("topology" in doc or "topologies" in doc) and "cluster" in doc:
         raise ScenarioError(
             source, "this is already a slotscope scenario: load it as a scenario, not an import"
         )
@@ -157,9 +158,48 @@ def stormser_scenario(path: str) -> Imported:
     return _described(Imported(scenario, warnings, source=path))
 
 
+def stormser_folder_scenario(folder: str) -> Imported:
+    """A topology-set scenario from a folder of topologies as Nimbus stores them (every
+    ``NAME-stormcode.ser`` with its ``NAME-stormconf.ser``): one topology each, sorted by
+    name, on Storm's default supervisors for all their workers; a pair that cannot be
+    read is left out and said in a warning (Storm's own corpus has an empty file)."""
+    read, problems = read_stormser_folder(folder)
+    if not read:
+        found = f": {problems[0]}" if problems else ""
+        raise ScenarioError(folder, f"no readable NAME{STORMCODE_SUFFIX} in the folder{found}")
+    docs, warnings = [], [f"topologies: left out, {p}" for p in problems]
+    for topology in read:
+        doc, notes = to_scenario_topology(topology)
+        docs.append(doc)
+        warnings += [f"topology {topology.name}: {note}" for note in notes]
+    workers = sum(int(d.get("workers") or 1) for d in docs)
+    nodes = default_nodes(workers, STORM_SLOTS_PER_NODE, "supervisor")
+    warnings += [
+        f"nodes: Nimbus's files carry no cluster; {len(nodes)} node(s) with Storm's default "
+        f"{STORM_SLOTS_PER_NODE} slots, {STORM_CPU_PCT_PER_NODE / 100:g} cores and "
+        f"{STORM_MEMORY_MB_PER_NODE:g} MB for the {workers} workers of the set",
+        "workload: no offered rate, per-tuple CPU or tuple size in Nimbus's files; the "
+        "scenario format's defaults",
+    ]
+    name = Path(folder).resolve().name or "topologies"
+    data: dict[str, Any] = {
+        "name": name,
+        "description": f"{len(docs)} topologies read from Nimbus's files in {name}/.",
+        "cluster": {"nodes": nodes},
+    }
+    data["topologies" if len(docs) > 1 else "topology"] = docs if len(docs) > 1 else docs[0]
+    return _described(Imported(validate_scenario(data), warnings, source=folder))
+
+
 def import_sources(sources: Sequence[str], timeout_s: float | None = None) -> Imported:
-    """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address), or
-    from one topology as Nimbus stores it (``NAME-stormcode.ser``)."""
+    """One scenario from file paths and http(s) URLs (a Storm UI or Flink REST address),
+    from one topology as Nimbus stores it (``NAME-stormcode.ser``), or from a folder of
+    them (a topology set)."""
+    folders = [s for s in sources if not is_url(s) and os.path.isdir(s)]  # False on OSError
+    if folders:
+        if len(sources) > 1:
+            raise ScenarioError(folders[0], "a folder of stored topologies is imported alone")
+        return stormser_folder_scenario(folders[0])
     stored = [s for s in sources if s.endswith(STORMCODE_SUFFIX)]
     if stored:
         if len(sources) > 1:

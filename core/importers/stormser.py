@@ -511,5 +511,11 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     ackers = topo.conf.get("topology.acker.executors")
     if isinstance(ackers, int) and ackers >= 0:
         out["ackers"] = ackers
+    heap = topo.conf.get("topology.worker.max.heap.size.mb")
+    if isinstance(heap, int | float) and not isinstance(heap, bool) and 0 < heap <= 1_048_576:
+        out["worker_max_heap_mb"] = float(heap)
+    priority = topo.conf.get("topology.priority")
+    if isinstance(priority, int) and not isinstance(priority, bool) and priority >= 0:
+        out["priority"] = priority  # Storm's scheduling order in a topology set
     out["streams"] = list(streams.values())
     return out, notes

@@ -6,8 +6,9 @@ one core, ``supervisor.cpu.capacity``), memory = ``ram_gb`` x 1,024 MB, ports
 declarations (``cpu_pct`` as ``topology.component.cpu.pcore.percent``, ``memory_mb`` as
 on-heap MB, no off-heap), streams give each component its upstream components (with
 shuffle and local-or-shuffle marked for ``ExecSorterByProximity``), ``topology.ackers``
-gives acker executors with Storm's default request (10 %, 128 MB). The worker heap
-limit is Storm's default ``topology.worker.max.heap.size.mb`` (768 MB) unless given.
+gives acker executors with Storm's default request (10 %, 128 MB), ``topology.priority``
+Storm's scheduling order. The worker heap limit is the topology's
+``worker_max_heap_mb`` (``topology.worker.max.heap.size.mb``), else Storm's default 768 MB.
 """
 
 from __future__ import annotations
@@ -68,13 +69,16 @@ def topology_from_scenario(
     return RasTopology(
         topology.name,
         comps,
-        priority=getattr(topology, "priority", None) or 0,
+        priority=topology.priority,
         worker_max_heap_mb=worker_max_heap_mb,
         ackers=topology.ackers,
     )
 
 
 def from_scenario(scenario: Any) -> tuple[RasCluster, list[RasTopology]]:
-    """The cluster and every topology of a scenario (``topologies``, else ``topology``)."""
-    topologies = getattr(scenario, "topologies", None) or [scenario.topology]
-    return cluster_from_scenario(scenario), [topology_from_scenario(t) for t in topologies]
+    """The cluster and every topology of a scenario (``scenario.topology_set``), each
+    with its own ``worker_max_heap_mb`` where given (else Storm's default)."""
+    return cluster_from_scenario(scenario), [
+        topology_from_scenario(t, t.worker_max_heap_mb or DEFAULT_WORKER_MAX_HEAP_MB)
+        for t in scenario.topology_set
+    ]

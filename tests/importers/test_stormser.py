@@ -207,3 +207,26 @@ def test_a_stored_topology_is_imported_alone(tmp_path):
     code = str(_write(tmp_path, _topology(), _conf()))
     with pytest.raises(ScenarioError, match="imported alone"):
         import_sources([code, code])
+
+
+def test_a_folder_of_stored_topologies_is_a_topology_set(tmp_path):
+    _write(tmp_path, _topology(), _conf())  # wc: priority 1, 2 workers
+    conf = {"topology.name": "wc2", "topology.workers": 3, "topology.worker.max.heap.size.mb": 2048}
+    (tmp_path / "wc2-stormcode.ser").write_bytes(_topology())
+    (tmp_path / "wc2-stormconf.ser").write_bytes(gzip.compress(json.dumps(conf).encode()))
+    (tmp_path / "empty-stormcode.ser").write_bytes(b"")  # as one of Storm's own files
+    (tmp_path / "empty-stormconf.ser").write_bytes(b"")
+    imported = import_sources([str(tmp_path)])
+    sc = imported.scenario
+    assert sc.is_set and [t.name for t in sc.topology_set] == ["wc", "wc2"]
+    assert [t.priority for t in sc.topology_set] == [1, 29]
+    assert [t.worker_max_heap_mb for t in sc.topology_set] == [None, 2048.0]
+    # 2 + 3 workers on Storm's default supervisors of 4 slots: two nodes
+    assert len(sc.cluster.nodes) == 2
+    assert any(w.startswith("topologies: left out") and "empty" in w for w in imported.warnings)
+    assert sc.topology.components[0].id == "wc/spout"
+
+
+def test_a_folder_without_stored_topologies_is_refused(tmp_path):
+    with pytest.raises(ScenarioError, match="no readable NAME-stormcode.ser"):
+        import_sources([str(tmp_path)])

@@ -1,0 +1,600 @@
+"""Every scheduler on a topology set: one cluster shared by several topologies.
+
+:func:`schedule_set` runs one scheduler on every topology of a scenario
+(``scenario.topology_set``) and returns one :class:`TopologyOutcome` per topology
+plus the cluster's combined placement (:class:`SetSchedule`). How a scheduler treats
+a set is stated once, in :data:`SET_TREATMENT` (``slotscope schedulers`` prints it;
+docs/schedulers.md, "Topology sets"):
+
+- ``sequential`` (even, rstorm, aniello-offline, top-storm, lf, hetero, and the
+  searches optimal and slotscope): topologies one after another in Storm's order
+  (:func:`core.ras.schedule.storm_order`: ``priority`` ascending, then name, as
+  ``DefaultSchedulingPriorityStrategy`` with one submitter), each on the capacity the
+  earlier ones left (:class:`Residual`: their slots taken, their executors' declared
+  CPU and memory subtracted). The searches optimise each topology on what is left;
+  a joint search over the set is not attempted.
+- ``online`` (aniello-online): every topology re-placed from its own observed
+  traffic (fed its ``running_placement``'s simulated run, as for one topology), in
+  Storm's order on the residual cluster.
+- ``toss``: TOSS's Alg. 1 partitions every topology of the set into its groups
+  (one per worker) and Alg. 2 gives all groups, set order, to the least loaded node
+  of one priority queue keyed by the load the groups already placed put on it.
+- ``ras`` (ras-*): :func:`core.ras.schedule.schedule_cluster`, Storm's own order and
+  resource accounting on one RAS cluster.
+
+A topology that does not fit is placed nowhere and reported in words, Storm's
+STORM-3530 style (:func:`explain_unfit`): what it needed and what was free, node by
+node. A scheduler too large for a topology of the set (its sub-problem over the
+bound of :data:`SIZE_BOUNDS`) is not run on it and says so.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.hardware import computation_power, total_cores
+from core.model import ACKER_ID, Cluster, Node, Scenario, Topology, qualified
+from core.placement import Assignment, Schedule, SchedulerError, Status, assignment
+from core.problem import Problem, problem_of
+from core.ras.model import Request
+from core.ras.scenario import from_scenario
+from core.ras.schedule import schedule_cluster
+from core.registry import get_scheduler
+from core.schedulers import feed
+from core.schedulers.base import resolve_params, run_spec
+from core.schedulers.toss import (
+    check_alphas,
+    expected_rates,
+    group_sizes,
+    partition,
+    predicted_load,
+)
+
+CPU_PCT_PER_CORE = 100.0  # Storm counts CPU in percent of one core
+MB_PER_GB = 1024.0
+ACKER_REQUEST = Request()  # Storm's default request for an acker executor (10 %, 128 MB)
+REPORT_NODES = 10  # nodes listed by name in a "did not fit" report
+NOT_RUN = "not-run"  # a scheduler bounded out of a topology too large for it
+
+SEQUENTIAL, ONLINE, TOSS, RAS = "sequential", "online", "toss", "ras"
+ORDER_TEXT = "in Storm's order (priority ascending, then name)"
+RESIDUAL_TEXT = "on the capacity the earlier ones left (slots taken, declared CPU and memory used)"
+SET_TREATMENT: dict[str, tuple[str, str]] = {
+    **{
+        sid: (SEQUENTIAL, f"one topology at a time {ORDER_TEXT}, {RESIDUAL_TEXT}")
+        for sid in ("even", "rstorm", "aniello-offline", "top-storm", "lf", "hetero")
+    },
+    "aniello-online": (
+        ONLINE,
+        f"re-places every topology from its own observed traffic, {ORDER_TEXT}, {RESIDUAL_TEXT}",
+    ),
+    "toss": (
+        TOSS,
+        "Alg. 1 partitions every topology into its groups, Alg. 2 gives all groups of the "
+        "set to the least loaded node of one queue",
+    ),
+    **{
+        sid: (RAS, "Storm's schedule_cluster: its own order and resource accounting")
+        for sid in ("ras-default", "ras-generic", "ras-round-robin", "ras-constraint")
+    },
+    **{
+        sid: (
+            SEQUENTIAL,
+            f"searches each topology {ORDER_TEXT}, {RESIDUAL_TEXT}; no joint search of the set",
+        )
+        for sid in ("optimal", "slotscope")
+    },
+}
+# Largest sub-problem (executors x nodes) a scheduler is run on inside a set: the
+# searches score many placements of the whole topology per step. Others: no bound
+# (their memory grows with executors + nodes; bench/bench_topology_set.py measures).
+SIZE_BOUNDS: dict[str, int] = {"optimal": 100_000, "slotscope": 100_000}
+SHARED_LIMIT = "time_limit"  # a search's wall-clock limit is the set's, shared by executors
+
+
+def treatment(scheduler_id: str) -> tuple[str, str]:
+    """(kind, one sentence) of how a scheduler treats a topology set."""
+    return SET_TREATMENT.get(
+        scheduler_id, (SEQUENTIAL, f"one topology at a time {ORDER_TEXT}, {RESIDUAL_TEXT}")
+    )
+
+
+@dataclass(frozen=True)
+class TopologyOutcome:
+    """One topology's result inside a set."""
+
+    topology: str
+    priority: int
+    status: str  # a Status value, or NOT_RUN
+    executors: int
+    assignments: tuple[Assignment, ...]  # executor ids as the set names them
+    message: str = ""
+    decisions: tuple[str, ...] = ()
+    elapsed_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.OK.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "topology": self.topology,
+            "priority": self.priority,
+            "status": self.status,
+            "executors": self.executors,
+            "placed": len(self.assignments),
+            "workers": len({(a.node, a.slot) for a in self.assignments}),
+            "nodes": len({a.node for a in self.assignments}),
+            "elapsed_ms": self.elapsed_ms,
+            "message": self.message,
+            "decisions": list(self.decisions),
+            "assignments": [[a.executor, a.node, a.slot] for a in self.assignments],
+        }
+
+
+@dataclass(frozen=True)
+class SetSchedule:
+    """One scheduler on a topology set: per-topology outcomes and the combined placement."""
+
+    scheduler: str
+    treatment: str
+    order: tuple[str, ...]
+    outcomes: Mapping[str, TopologyOutcome]
+    elapsed_ms: float
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def assignments(self) -> tuple[Assignment, ...]:
+        """The cluster's combined placement (every placed topology)."""
+        return tuple(a for name in self.order for a in self.outcomes[name].assignments)
+
+    @property
+    def scheduled(self) -> list[str]:
+        """Topologies fully placed, in scheduling order."""
+        return [name for name in self.order if self.outcomes[name].ok]
+
+    def to_dict(self, with_assignments: bool = True) -> dict[str, Any]:
+        """JSON-ready form."""
+        topologies = []
+        for name in self.order:
+            doc = self.outcomes[name].to_dict()
+            if not with_assignments:
+                doc.pop("assignments")
+            topologies.append(doc)
+        return {
+            "scheduler": self.scheduler,
+            "treatment": self.treatment,
+            "order": list(self.order),
+            "scheduled": len(self.scheduled),
+            "topologies": topologies,
+            "elapsed_ms": self.elapsed_ms,
+            "notes": list(self.notes),
+        }
+
+
+def executor_requests(topology: Topology) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Executor ids with their declared CPU (%) and memory (MB): components, then ackers."""
+    ids, cpu, mem = [], [], []
+    for c in topology.components:
+        ids += [f"{c.id}#{i}" for i in range(c.parallelism)]
+        cpu += [c.cpu_pct] * c.parallelism
+        mem += [c.memory_mb] * c.parallelism
+    ids += [f"{ACKER_ID}#{i}" for i in range(topology.ackers)]
+    cpu += [ACKER_REQUEST.cpu] * topology.ackers
+    mem += [ACKER_REQUEST.memory] * topology.ackers
+    return ids, np.asarray(cpu, dtype=float), np.asarray(mem, dtype=float)
+
+
+class Residual:
+    """What is left of a cluster: free ports, CPU (%) and memory (MB) per node."""
+
+    def __init__(self, nodes: Sequence[Node]):
+        self.nodes = list(nodes)
+        self.index = {n.id: i for i, n in enumerate(self.nodes)}
+        self.free_ports = [list(range(n.slots)) for n in self.nodes]
+        self.cpu = np.array([total_cores(n) * CPU_PCT_PER_CORE for n in self.nodes], dtype=float)
+        self.mem = np.array([n.ram_gb * MB_PER_GB for n in self.nodes], dtype=float)
+
+    def free_slots(self) -> np.ndarray:
+        """Free slots per node; a node without a whole core or any memory left offers none."""
+        slots = np.array([len(p) for p in self.free_ports])
+        return np.where((self.cpu >= CPU_PCT_PER_CORE) & (self.mem > 0), slots, 0)
+
+    def cluster(self) -> Cluster:
+        """The residual as scenario nodes: free slots (renumbered 0..k-1), whole free cores
+        (the used share rounded up), free memory."""
+        slots = self.free_slots()
+        nodes = []
+        for i, n in enumerate(self.nodes):
+            cores = max(1, int(self.cpu[i] // CPU_PCT_PER_CORE) // n.sockets)
+            ram_gb = max(float(self.mem[i]) / MB_PER_GB, 1e-6)
+            nodes.append(
+                n.model_copy(update={"slots": int(slots[i]), "cores": cores, "ram_gb": ram_gb})
+            )
+        return Cluster.model_construct(nodes=nodes)
+
+    def take(self, node: str, slot: int) -> int:
+        """The port of a residual node's slot index (0..k-1 over its free ports)."""
+        return self.free_ports[self.index[node]][slot]
+
+    def commit(self, placed: Sequence[tuple[str, int, float, float]]) -> None:
+        """Subtract (node, port, cpu %, MB) of a placed topology's executors."""
+        used: dict[int, set[int]] = {}
+        for node, port, cpu, mem in placed:
+            i = self.index[node]
+            self.cpu[i] -= cpu
+            self.mem[i] -= mem
+            used.setdefault(i, set()).add(port)
+        for i, ports in used.items():
+            self.free_ports[i] = [p for p in self.free_ports[i] if p not in ports]
+
+
+def explain_unfit(topology: Topology, residual: Residual, reason: str, scheduler: str = "") -> str:
+    """What ``topology`` needed and what was free, node by node, in words
+    (:func:`core.ras.schedule.explain_unfit`'s style, on scenario nodes)."""
+    _ids, cpu, mem = executor_requests(topology)
+    big = int(np.argmax(cpu + mem / MB_PER_GB)) if cpu.size else 0
+    slots = residual.free_slots()
+    free_cpu, free_mem = np.maximum(residual.cpu, 0.0), np.maximum(residual.mem, 0.0)
+    fits = (free_cpu >= cpu[big]) & (free_mem >= mem[big]) & (slots > 0)
+    over = int(((residual.cpu < 0) | (residual.mem < 0)).sum())
+    by = f" under {scheduler}" if scheduler else ""
+    lines = [
+        f"{topology.name} did not fit{by}: {reason}",
+        f"It needs {cpu.size} executors: {cpu.sum():,.0f} % CPU and {mem.sum():,.0f} MB in all "
+        f"(declared), {topology.workers or 'any number of'} workers; its largest executor "
+        f"needs {cpu[big]:g} % CPU and {mem[big]:g} MB.",
+        f"Free at its turn: {free_cpu.sum():,.0f} % CPU, {free_mem.sum():,.0f} MB and "
+        f"{int(slots.sum())} slots on {len(residual.nodes)} nodes; {int(fits.sum())} nodes "
+        f"could take its largest executor.",
+    ]
+    if over:
+        lines.append(
+            f"{over} nodes are over-committed (the earlier topologies' declared CPU or memory "
+            "exceeds them: their scheduler does not weigh declared resources)."
+        )
+    order = np.lexsort((-free_cpu, -free_mem))[:REPORT_NODES]
+    for i in order:
+        n = residual.nodes[i]
+        lines.append(
+            f"  {n.id} ({n.rack}): {free_cpu[i]:g} % CPU, {free_mem[i]:g} MB, "
+            f"{int(slots[i])} free slots"
+        )
+    if len(residual.nodes) > REPORT_NODES:
+        lines.append(
+            f"  ... and {len(residual.nodes) - REPORT_NODES} more nodes with less free memory"
+        )
+    return "\n".join(lines)
+
+
+def storm_order(topologies: Sequence[Topology]) -> list[Topology]:
+    """Storm's scheduling order (core/ras/schedule.py ``storm_order``): priority, name."""
+    return sorted(topologies, key=lambda t: (t.priority, t.name))
+
+
+def _sub_scenario(scenario: Scenario, topology: Topology, cluster: Cluster) -> Scenario:
+    """One topology of the set alone on (what is left of) the cluster; references by
+    qualified id (``topology/component``) become the topology's own ids."""
+    prefix = qualified(topology.name, "")
+    own = {c.id for c in topology.components} | {ACKER_ID}
+    per_type = {
+        cid.removeprefix(prefix): prof
+        for cid, prof in scenario.profiling.per_type.items()
+        if cid.removeprefix(prefix) in own
+    }
+    observations = scenario.observations
+    if observations is not None and scenario.is_set:
+
+        def mine(executor: str) -> bool:
+            return executor.startswith(prefix)
+
+        observations = observations.model_copy(
+            update={
+                "traffic": [
+                    f.model_copy(
+                        update={
+                            "source": f.source.removeprefix(prefix),
+                            "target": f.target.removeprefix(prefix),
+                        }
+                    )
+                    for f in observations.traffic
+                    if mine(f.source) and mine(f.target)
+                ],
+                "executor_load_hz": {
+                    e.removeprefix(prefix): hz
+                    for e, hz in observations.executor_load_hz.items()
+                    if mine(e)
+                },
+            }
+        )
+    return scenario.model_copy(
+        update={
+            "name": topology.name,
+            "topology": topology,
+            "topologies": None,
+            "cluster": cluster,
+            "profiling": scenario.profiling.model_copy(update={"per_type": per_type}),
+            "observations": observations,
+        }
+    )
+
+
+def _size(topology: Topology, nodes: int) -> int:
+    return (sum(c.parallelism for c in topology.components) + topology.ackers) * nodes
+
+
+def _bounded(scheduler: str, topology: Topology, nodes: int) -> str:
+    """Why ``scheduler`` is not run on ``topology`` (empty: it is)."""
+    bound = SIZE_BOUNDS.get(scheduler)
+    size = _size(topology, nodes)
+    if bound is None or size <= bound:
+        return ""
+    return (
+        f"{scheduler} was not run on {topology.name}: {size:,} executor-node pairs, over its "
+        f"bound of {bound:,} inside a topology set (its search would not finish in memory "
+        "and time that grow with executors plus nodes)"
+    )
+
+
+def _own_ids(scenario: Scenario, topology: Topology, executor: str) -> str:
+    return qualified(topology.name, executor) if scenario.is_set else executor
+
+
+def _params(spec_id: str, topology: Topology, params: Mapping[str, Any] | None) -> dict:
+    return {**(params or {}), **topology.scheduler_params.get(spec_id, {})}
+
+
+def _executors(topology: Topology) -> int:
+    return sum(c.parallelism for c in topology.components) + topology.ackers
+
+
+def _share_limit(spec_id: str, params: dict, topology: Topology, scenario: Scenario) -> dict:
+    """A search's ``time_limit`` is the whole set's: each topology gets the share of its
+    executors (at least the parameter's minimum); its own ``scheduler_params`` win."""
+    spec = get_scheduler(spec_id)
+    limit = next((p for p in spec.params if p.name == SHARED_LIMIT), None)
+    if limit is None or SHARED_LIMIT in topology.scheduler_params.get(spec_id, {}):
+        return params
+    total = sum(_executors(t) for t in scenario.topology_set)
+    whole = float(limit.parse(params.get(SHARED_LIMIT, limit.default)))
+    share = whole * _executors(topology) / total
+    return {**params, SHARED_LIMIT: max(share, limit.minimum or 0.0)}
+
+
+def _sequential(
+    scenario: Scenario, scheduler: str, params: Mapping[str, Any] | None, rate: float | None
+) -> tuple[list[str], dict[str, TopologyOutcome]]:
+    spec = get_scheduler(scheduler)
+    residual = Residual(scenario.cluster.nodes)
+    order = storm_order(scenario.topology_set)
+    outcomes: dict[str, TopologyOutcome] = {}
+    for topo in order:
+        start = time.perf_counter()
+        ids, cpu, mem = executor_requests(topo)
+        request = dict(zip(ids, zip(cpu, mem, strict=True), strict=True))
+        skipped = _bounded(scheduler, topo, len(residual.nodes))
+        if skipped:
+            outcomes[topo.name] = TopologyOutcome(
+                topo.name, topo.priority, NOT_RUN, len(ids), (), skipped
+            )
+            continue
+        if int(residual.free_slots().sum()) == 0:
+            reason = "no free slot is left on the cluster."
+            outcomes[topo.name] = TopologyOutcome(
+                topo.name,
+                topo.priority,
+                Status.NOT_ENOUGH_RESOURCES.value,
+                len(ids),
+                (),
+                explain_unfit(topo, residual, reason, scheduler),
+            )
+            continue
+        sub = _sub_scenario(scenario, topo, residual.cluster())
+        if rate is not None:
+            sub = feed(sub, spec, rate)
+        own = _share_limit(scheduler, _params(scheduler, topo, params), topo, scenario)
+        schedule = run_spec(spec, sub, own)
+        outcomes[topo.name] = _placed(scenario, topo, schedule, residual, request, start)
+    return [t.name for t in order], outcomes
+
+
+def _placed(
+    scenario: Scenario,
+    topo: Topology,
+    schedule: Schedule,
+    residual: Residual,
+    request: Mapping[str, tuple[float, float]],
+    start: float,
+) -> TopologyOutcome:
+    """A sub-scenario's schedule as a set outcome; its capacity taken from the residual."""
+    executors = sum(schedule.parallelism.values()) if schedule.parallelism else len(request)
+    executors += topo.ackers if schedule.parallelism and ACKER_ID not in schedule.parallelism else 0
+    complete = schedule.ok and len(schedule.assignments) >= executors
+    if not complete:
+        reason = (
+            schedule.message.splitlines()[0]
+            if schedule.message
+            else "not every executor was placed."
+        )
+        return TopologyOutcome(
+            topo.name,
+            topo.priority,
+            schedule.status.value if not schedule.ok else Status.NOT_ENOUGH_RESOURCES.value,
+            executors,
+            (),
+            explain_unfit(topo, residual, reason, schedule.scheduler),
+            schedule.decisions,
+            (time.perf_counter() - start) * 1000.0,
+        )
+    comp_req = {c.id: (c.cpu_pct, c.memory_mb) for c in topo.components}
+    comp_req[ACKER_ID] = (ACKER_REQUEST.cpu, ACKER_REQUEST.memory)
+    placed, used = [], []
+    for a in schedule.assignments:
+        port = residual.take(a.node, a.slot)
+        cpu, mem = request.get(a.executor) or comp_req[a.component]
+        used.append((a.node, port, cpu, mem))
+        placed.append(assignment(_own_ids(scenario, topo, a.executor), a.node, port))
+    residual.commit(used)
+    return TopologyOutcome(
+        topo.name,
+        topo.priority,
+        Status.OK.value,
+        executors,
+        tuple(placed),
+        schedule.message,
+        schedule.decisions,
+        (time.perf_counter() - start) * 1000.0,
+    )
+
+
+def _ras(scenario: Scenario, scheduler: str) -> tuple[list[str], dict[str, TopologyOutcome]]:
+    cluster, topologies = from_scenario(scenario)
+    result = schedule_cluster(cluster, topologies, scheduler)
+    by_name = {t.name: t for t in scenario.topology_set}
+    outcomes: dict[str, TopologyOutcome] = {}
+    for topo in topologies:
+        res = result.results[topo.name]
+        own = by_name[topo.name]
+        if not res.success:
+            outcomes[topo.name] = TopologyOutcome(
+                topo.name,
+                own.priority,
+                Status.NOT_ENOUGH_RESOURCES.value,
+                topo.executors,
+                (),
+                result.reports.get(topo.name, res.message),
+            )
+            continue
+        placed = []
+        for executor, (node, port) in sorted(cluster.assignments[topo.name].items()):
+            comp = topo.all_components[int(topo.exec_comp[executor])]
+            index = executor - int(topo.comp_first_exec[topo.comp_index[comp.id]])
+            name = _own_ids(scenario, own, f"{comp.id}#{index}")
+            placed.append(assignment(name, cluster.node_ids[node], port))
+        outcomes[topo.name] = TopologyOutcome(
+            topo.name,
+            own.priority,
+            Status.OK.value,
+            topo.executors,
+            tuple(placed),
+            decisions=(f"{scheduler}: {res.message} ({res.states} states traversed)",),
+        )
+    return result.order, outcomes
+
+
+def _toss(
+    scenario: Scenario, params: Mapping[str, Any] | None
+) -> tuple[list[str], dict[str, TopologyOutcome]]:
+    """TOSS's Alg. 1 over the set (each topology's groups), then Alg. 2 once for all."""
+    spec = get_scheduler("toss")
+    nodes = [n for n in scenario.cluster.nodes if n.slots > 0]
+    free = {n.id: list(range(n.slots)) for n in nodes}
+    by_id = {n.id: n for n in nodes}
+    background = scenario.observations.node_cpu_util if scenario.observations else {}
+    heap = [(background.get(n.id, 0.0), -computation_power(n), n.id) for n in nodes]
+    heapq.heapify(heap)
+    order = list(scenario.topology_set)  # Alg. 1 line 4: for topology w_i in the set
+    groups: list[tuple[Topology, Problem, list[str]]] = []
+    outcomes: dict[str, TopologyOutcome] = {}
+    rates: dict[str, Any] = {}
+    for topo in order:
+        resolved = resolve_params(spec, _params("toss", topo, params))
+        problem = problem_of(_sub_scenario(scenario, topo, scenario.cluster))
+        graph = problem.graph
+        workers = topo.workers or len(nodes)
+        alphas = check_alphas(resolved.get("alphas") or []) or [1.0 / workers] * workers
+        rates[topo.name] = expected_rates(graph, 1.0)
+        groups += [
+            (topo, problem, members)
+            for members, _chains in partition(graph, group_sizes(graph.executor_count, alphas))
+            if members
+        ]
+    placed: dict[str, list[Assignment]] = {t.name: [] for t in order}
+    short: dict[str, int] = {}
+    for topo, problem, members in groups:  # Alg. 2: pop the least loaded node per group
+        if not heap:
+            short[topo.name] = short.get(topo.name, 0) + 1
+            continue
+        key, neg_power, node_id = heapq.heappop(heap)
+        slot = free[node_id].pop(0)
+        unit = predicted_load(
+            members, by_id[node_id], problem.scenario, problem.graph, rates[topo.name]
+        )
+        if free[node_id]:
+            heapq.heappush(heap, (key + scenario.workload.rate * unit, neg_power, node_id))
+        placed[topo.name] += [
+            assignment(_own_ids(scenario, topo, ex), node_id, slot) for ex in members
+        ]
+    residual = Residual(scenario.cluster.nodes)
+    for topo in order:
+        executors = _executors(topo)
+        if topo.name in short:
+            reason = f"{short[topo.name]} of its groups found no free slot left."
+            outcomes[topo.name] = TopologyOutcome(
+                topo.name,
+                topo.priority,
+                Status.NOT_ENOUGH_RESOURCES.value,
+                executors,
+                (),
+                explain_unfit(topo, residual, reason, "toss"),
+            )
+            continue
+        outcomes[topo.name] = TopologyOutcome(
+            topo.name, topo.priority, Status.OK.value, executors, tuple(placed[topo.name])
+        )
+    return [t.name for t in order], outcomes
+
+
+def schedule_set(
+    scenario: Scenario | Problem,
+    scheduler: str,
+    params: Mapping[str, Any] | None = None,
+    rate: float | None = None,
+) -> SetSchedule:
+    """Run one scheduler on every topology of a scenario's set.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario (a set, or one topology: a set of one) or its Problem.
+    scheduler
+        A registry id (``slotscope schedulers``).
+    params
+        Scheduler parameters for every topology; a topology's own
+        ``scheduler_params[scheduler]`` override them.
+    rate
+        Offered rate, tuples/s per spout, at which schedulers with a
+        ``running_placement`` (aniello-online) are fed observations; default: the
+        scenario's ``workload.rate``.
+
+    Raises
+    ------
+    SchedulerError
+        An unknown scheduler or parameter.
+    """
+    if isinstance(scenario, Problem):
+        scenario = scenario.scenario
+    spec = get_scheduler(scheduler)
+    resolve_params(spec, params)  # a bad parameter is said before any work
+    kind, sentence = treatment(scheduler)
+    start = time.perf_counter()
+    if kind == RAS:
+        order, outcomes = _ras(scenario, scheduler)
+    elif kind == TOSS:
+        order, outcomes = _toss(scenario, params)
+    else:
+        fed = scenario.workload.rate if rate is None else rate
+        order, outcomes = _sequential(
+            scenario, scheduler, params, fed if spec.running_placement else None
+        )
+    elapsed = (time.perf_counter() - start) * 1000.0
+    if not outcomes:
+        raise SchedulerError(f"{scheduler}: the scenario holds no topology")
+    return SetSchedule(scheduler, sentence, tuple(order), outcomes, elapsed)
