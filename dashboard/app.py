@@ -11,6 +11,15 @@ keep-alive ran out even when a request has just arrived on it, which the client
 sees as "connection reset" (3 to 16 panel refreshes in 40 to 120 s of
 ``python -m bench load`` at 2 s; none at 75 s).
 
+Spark's JVM and workers run at a lower CPU priority (``dashboard.jobs.SPARK_NICE``),
+so an edit does not wait behind other users' simulations. With
+``SLOTSCOPE_PLACEMENT_PROCESSES=N`` (gunicorn's ``--env``, or the environment of
+``run``) placements are evaluated in N processes of their own
+(:func:`dashboard.compute.start_processes`) and the request threads, which share one
+GIL, keep to the page's own work; off by default: on the shared 2-core machine it was
+measured slower under ``python -m bench load`` (see bench/load.py,
+``SLOTSCOPE_LOAD_PROCESSES``).
+
 Resource limits (README, "Limits"): request bodies of ``MAX_REQUEST_BYTES``,
 ``MAX_REQUEST_THREADS`` requests at once under ``run``, a session cookie for
 the simulation queue's per-session bound, and the result cache in a private
@@ -35,7 +44,9 @@ from werkzeug.serving import make_server
 
 from dashboard import (
     charts,
+    cluster_view,
     compare,
+    compute,
     editors,
     importer,
     jobs,
@@ -78,6 +89,7 @@ server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
 # comparison results: JSON files in a private (0700) per-user directory
 cache = Cache(server, config={"CACHE_TYPE": "dashboard.jobs.ResultCache"})
 jobs.install(server, cache)
+compute.start_processes(compute.processes_from_env())  # the Procfile asks for them
 papers.install(server, cache)  # the claims' last results, computed off the requests
 app.layout = layout.serve
 
@@ -100,6 +112,7 @@ def _name_the_session(response: Response) -> Response:
 # The feature modules whose @callback functions this app serves (imported for that).
 FEATURES = (
     charts,
+    cluster_view,
     compare,
     editors,
     importer,
@@ -123,6 +136,7 @@ def run(
     """Serve the dashboard (``MAX_REQUEST_THREADS`` requests at once, unless ``debug``);
     Spark (``master``, default local[*]) warms up in the job pool."""
     server.config[jobs.MASTER_CONFIG] = master
+    compute.start_processes(compute.processes_from_env())
     jobs.job_pool(server).warm(master)
     papers.warm(server)  # the Papers view's claims, unless cached
     if debug:
