@@ -13,8 +13,11 @@ BENCHMARKS = {
     "spark": "bench.bench_spark",
     "optimal": "bench.bench_optimal",
     "dashboard": "bench.bench_dashboard",
+    "cluster_view": "bench.bench_cluster_view",  # the Cluster view on storm-large-cluster-02
     "memory": "bench.bench_memory",
     "ras": "bench.bench_ras",  # Storm 2 strategies on the three TestLargeCluster clusters
+    "topology_set": "bench.bench_topology_set",  # every scheduler on storm-large-cluster-02
+    "sweep": "bench.bench_sweep",  # storm-large-cluster-01, every scheduler, local[1]/[2]
     "load": "bench.load",  # 20 users on a local server for 2 minutes (issue 23)
 }
 

@@ -35,10 +35,10 @@ from core.importers import import_sources, parse_document
 from core.importers.fetch import MAX_TIMEOUT_S, MIN_TIMEOUT_S, read_file
 from core.model import Scenario, ScenarioError, scenario_schema, validate_scenario
 from core.placement import SchedulerError
-from core.presets import PRESETS, preset, preset_json
+from core.presets import LARGE_PRESETS, PRESETS, STATED_DEFAULTS, is_preset, preset, preset_json
 from core.registry import SCHEDULERS, run_scheduler
 from core.report import results_csv, results_table, schedule_document, schedule_table
-from core.reproduce import reproduce, select, summary, table
+from core.reproduce import reported, reproduce, select, summary, table
 from core.settings import (
     DEFAULT_TUPLES,
     MASTER,
@@ -51,6 +51,8 @@ from core.settings import (
     SettingsError,
 )
 from core.spark import MASTER_ENV, JobCancelled, SparkUnavailable
+from core.sweep import source_of, spark_sweep, sweep_csv, sweep_table
+from core.topology_set import SetSchedule, schedule_set, treatment
 
 EXIT_BAD_INPUT = 2
 MAX_LINE_CHARS = 600  # an error line is cut to this many characters
@@ -90,7 +92,9 @@ def load_scenario(ref: str) -> Scenario:
         size limit; not strict JSON (NaN and Infinity are not JSON); nested too deeply;
         an invalid scenario.
     """
-    if ref in PRESETS:
+    if is_preset(ref):
+        if ref in STATED_DEFAULTS:
+            sys.stderr.write(f"slotscope: {ref}: stated defaults: {STATED_DEFAULTS[ref]}\n")
         return preset(ref)
     if not os.path.lexists(ref):
         raise ScenarioError(
@@ -181,7 +185,10 @@ def finite_number(text: str) -> float:
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
-    rows = [{"name": name, "description": desc} for name, (desc, _) in PRESETS.items()]
+    rows = [
+        {"name": name, "description": desc}
+        for name, (desc, _) in [*PRESETS.items(), *LARGE_PRESETS.items()]
+    ]
     if args.json:
         _print_json(rows)
     else:
@@ -203,6 +210,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
             "name": spec.name,
             "paper": spec.paper,
             "summary": spec.summary,
+            "topology_set": treatment(spec.id)[1],
             "parameters": [
                 {
                     "name": p.name,
@@ -222,7 +230,10 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         params = ", ".join(f"{p['name']}={p['default']}" for p in r["parameters"]) or "-"
-        print(f"{r['id']:<16} {r['name']}\n{'':<16} {r['paper']}\n{'':<16} parameters: {params}")
+        print(
+            f"{r['id']:<16} {r['name']}\n{'':<16} {r['paper']}\n{'':<16} parameters: {params}\n"
+            f"{'':<16} topology set: {r['topology_set']}"
+        )
     return 0
 
 
@@ -233,6 +244,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_schedule(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
+    if scenario.is_set:
+        result = schedule_set(scenario, args.scheduler, _parse_params(args.param))
+        if args.json:
+            _print_json({"scenario": scenario.name, **result.to_dict()})
+        else:
+            print_text(set_table(result, verbose=args.verbose))
+        return 0
     schedule = run_scheduler(scenario, args.scheduler, _parse_params(args.param))
     doc = schedule_document(scenario, schedule)
     if args.json:
@@ -240,6 +258,29 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     else:
         print_text(schedule_table(doc, verbose=args.verbose))
     return 0
+
+
+def set_table(result: SetSchedule, verbose: bool = False) -> str:
+    """One scheduler on a topology set: a line per topology, then each "did not fit"."""
+    outcomes = [result.outcomes[name] for name in result.order]
+    lines = [
+        f"{result.scheduler} on {len(outcomes)} topologies: {len(result.scheduled)} scheduled "
+        f"in {result.elapsed_ms:,.0f} ms; a set: {result.treatment}",
+        f"{'topology':<24} {'prio':>4} {'status':<21} {'executors':>9} {'placed':>7} "
+        f"{'workers':>7} {'nodes':>6}",
+    ]
+    for o in outcomes:
+        doc = o.to_dict()
+        lines.append(
+            f"{o.topology:<24} {o.priority:>4} {o.status:<21} {o.executors:>9} "
+            f"{doc['placed']:>7} {doc['workers']:>7} {doc['nodes']:>6}"
+        )
+    for o in outcomes:
+        if not o.ok and o.message:
+            lines += ["", o.message]
+        if verbose:
+            lines += [f"  {o.topology}: {d}" for d in o.decisions]
+    return "\n".join(lines)
 
 
 def _progress_bar(done: int, total: int) -> None:
@@ -331,6 +372,34 @@ def check_master_flag(master: str | None) -> None:
         raise UsageError(f"{source}: {err.message}") from None
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Every scheduler on a topology set (x rates) as one Spark job (core/sweep.py)."""
+    check_output(args.csv, "--csv")
+    scenario: Scenario = load_scenario(args.scenario)
+    schedulers = scheduler_list(args.scheduler or ["all"])
+    rates = simulation_settings(args, scenario.workload.rate).rates if args.rate else ()
+    check_master_flag(args.master)
+    spark.show_spark_logs(args.verbose)
+    progress = _progress_bar if sys.stderr.isatty() else None
+    doc = spark_sweep(
+        scenario,
+        source_of(args.scenario, scenario),
+        schedulers,
+        rates,
+        master=args.master,
+        progress=progress,
+        deadline_s=args.deadline,
+    )
+    if args.json:
+        _print_json(doc)
+    elif args.csv:
+        write_output(args.csv, sweep_csv(doc), "--csv")
+        print(f"wrote {len(doc['results'])} schedulers to {args.csv}")
+    else:
+        print_text(sweep_table(doc))
+    return 0
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         select(args.paper)  # an unknown paper is bad input, before any work
@@ -338,7 +407,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     rows = reproduce(args.paper)
     if args.json:
-        _print_json({"claims": [r.to_json() for r in rows], "summary": summary(rows)})
+        _print_json(
+            {
+                "claims": [r.to_json() for r in rows],
+                "summary": summary(rows),
+                "reported": reported(rows),
+            }
+        )
     else:
         print(table(rows, verbose=args.verbose))
     return 0
@@ -424,6 +499,30 @@ def build_parser(serve_dashboard: ServeDashboard | None = None) -> argparse.Argu
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("sweep", help="every scheduler on a topology set (x rates) as one Spark job")
+    p.add_argument("scenario", help="scenario JSON file or preset name")
+    p.add_argument("--scheduler", action="append", metavar="ID|all")
+    p.add_argument(
+        "--rate",
+        action="append",
+        type=finite_number,
+        metavar="R",
+        help="offered rate, tuples/s: R* and latency per topology at it (default: none)",
+    )
+    p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.add_argument(
+        "--deadline",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="end the Spark job after S seconds (default: none)",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="show Spark's own log on stderr")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--csv", metavar="FILE")
+    p.set_defaults(func=cmd_sweep, replicas=1, tuples=DEFAULT_TUPLES, seed=0)
 
     p = sub.add_parser(
         "reproduce", help="every paper claim beside slotscope's figure, with a verdict"
