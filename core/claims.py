@@ -502,59 +502,68 @@ def _aniello() -> list[Claim]:
 # Why each claim slotscope misses is missed, measured (slotscope reproduce) and
 # diagnosed, one reason per cause. The tests expect these misses (strict
 # xfail): a claim that starts to reproduce must have its entry removed.
-COMMUNICATION_UNDERCOSTED = (
-    "slotscope's figure is the mean over the 120 orders in which Storm may sort the five "
-    "supervisors (EvenScheduler deals workers in id order and an id is a random UUID). "
-    "With Table 4's CPUs as the CPU table gives them (core/cpus.py: the i7-6700's 'x 8' "
-    "is 4 cores + 4 hyperthreads at smt_yield 0.3 and 3.7 GHz all-core turbo, the i5 M "
-    "460 2 Westmere cores + 2 hyperthreads at 0.55-0.71 of Skylake's work per clock) and "
-    "Storm 2.0.0's load-aware shuffle, C1-C6 give -39.6/-39.0/-36.3/-37.2/-32.3/-24.6% "
-    "(-35.5..-19.7% at the low end of the per-clock ranges, -42.5..-28.0% at the high "
-    "end); counting every logical CPU as a full core at the clock alone gave "
-    "-22.0..-10.6%. In C1 TOP-Storm's R* (71k sentences/s) is capped by one split "
-    "thread, in C6 by the i7-8c's CPU, while even's load-aware shuffle keeps each "
-    "worker's tuples at home and its R* is capped by the i5 M 460's CPU (120k in C1, "
-    "alphabetical order). slotscope charges a tuple between two workers of one node the "
-    "same CPU as one between nodes ((de)serialisation, as Storm 2.0 sends both through "
-    "Netty) and nothing per node spanned, so packing saves no CPU. With storm-starter's "
-    "spouts as shipped (100 ms sleep per tuple) nothing saturates and every placement "
-    "carries the same 50 sentences/s"
+TOP_STORM_LOAD_AWARE_SHUFFLE = (
+    "Storm 2.0.0's load-aware shuffle turns these gains round. Measured 2026-11-25 "
+    "(reproduce's computation through the Python API, only the scenario's storm_version or "
+    "its nodes changed; C1-C6, means over the 120 supervisor orders): as the presets run "
+    "(Storm 2.0.0, the CPU table) -39.7/-39.0/-36.3/-37.3/-32.4/-24.6%, the wrong way round "
+    "at both ends of the per-clock ranges too (the row's ends); the same with storm_version "
+    "1.2.3 (uniform shuffle) +4.4/+5.5/+10.3/+1.4/+9.4/+21.1%, and at the low end of the "
+    "per-clock ranges +19.2/+20.5/+25.9/+13.9/+22.9/+34.1% (4 of 6 in band), at the high "
+    "end -7.1/-6.1/-1.9/-8.3/-1.1/+11.1%; with 2.0.0's shuffle on the hardware as counted "
+    "before the CPU table (every logical CPU a full core at its clock) "
+    "-22.0/-21.1/-17.6/-20.1/-13.8/-10.6%. So the shuffle, not the hardware, prevents the "
+    "paper's figures. Under LoadAwareShuffleGrouping (docs/model.md, 'Storm 2.0.0's "
+    "shuffle') a worker keeps its tuples in its own worker while its targets keep up and "
+    "spreads only its surplus: even's overloaded worker on the i5 M 460 (2 Westmere cores + "
+    "2 threads, 0.55-0.71 of Skylake's work per clock) sends what it cannot process to the "
+    "faster nodes, so the laptop no longer sets even's R*; TOP-Storm packs its workers on "
+    "the i7-8c, which counts 4 cores + 4 threads x smt_yield 0.3 = 5.2 cores (core/cpus.py), "
+    "and in C1 one split thread caps its R*. Taken the way the paper ran them (one "
+    "supervisor order for all six runs), none of the 120 orders puts even one gain in band "
+    "under 2.0.0's shuffle; under 1.2.3's, none fits 5 of the 6 at the table's factors and "
+    "24 do at the low end of the per-clock ranges. The paper does not say that load-aware "
+    "messaging was off (topology.disable.loadaware.messaging). With storm-starter's spouts "
+    "as shipped (100 ms sleep per tuple) nothing saturates and every placement carries the "
+    "same 50 sentences/s"
 )
 TOP_STORM_MEMORY_RULE = (
-    "slotscope counts a worker as max(768 MB heap, 128 MB x its executors). Alg. 2's round "
-    "robin leaves TOP-Storm three slots of 8 executors (1,024 MB each), so its 5 workers "
-    "reach the 4,608 MB of R-Storm's 6 (0%). Storm sizes a worker by its fixed heap "
+    "slotscope reports a worker's memory as max(768 MB heap, 128 MB x its executors) "
+    "(docs/model.md, Memory). Alg. 2's round robin leaves TOP-Storm three slots of 8 "
+    "executors (1,024 MB each), so its 5 workers reach the 4,608 MB of R-Storm's 6 "
+    "(measured 2026-11-25: 4,608 vs 4,608 MB, 0%). Storm sizes a worker by its fixed heap "
     "(worker.childopts), which would give 3,840 vs 4,608 MB (-16.7%), still not the "
-    "paper's -5%"
+    "paper's -5%; and this check compares the Storm 1.0.x R-Storm's configured memory where "
+    "the paper measured Storm 2.0.0's"
 )
 RSTORM_TIGHTEST_NODE = (
     "slotscope's rstorm is the Storm 1.0.x strategy of Peng et al. (docs/schedulers.md): its "
-    "minimum-distance rule packs all 18 executors on the node whose free resources lie "
-    "closest to the demand, the 2-core i7-2c, where R* is CPU-bound at a third of "
-    "TOP-Storm's. The paper ran Storm 2.0.0's ResourceAwareScheduler instead (Sec. 5.1: "
-    "R-Storm 'directly extracted from this release'). Its DefaultResourceAwareStrategy "
-    "orders supervisors by their scarcest resource's share of the cluster's, and under "
-    "Storm 2.0.0's defaults.yaml every supervisor offers 400% CPU and 4,096 MB "
-    "(supervisor.cpu.capacity, supervisor.memory.capacity.mb; the paper names no other), "
-    "so all five tie and the supervisor id, a random UUID, picks the one node that takes "
-    "all 18 executors (2,304 MB). Placed so, slotscope gives TOP-Storm +0% over R-Storm "
-    "on the i7-8c, +67/+76/+117/+234% on the i7-4c/i5-4460/i5-m460/i7-2c (WordCount C1: "
-    "+2% on the i7-8c, the paper's 'R-Storm performs slightly better'): the paper's 11% "
-    "fits the i7-8c draw"
+    "minimum-distance rule packs all 18 executors on the one node whose free resources lie "
+    "closest to the demand, the i5 M 460 (2 cores + 2 threads), where R* is a fraction of "
+    "TOP-Storm's on the i7-8c (measured 2026-11-25: 132k against 572k tuples/s, +333%). The "
+    "paper ran Storm 2.0.0's ResourceAwareScheduler instead (Sec. 5.1: R-Storm 'directly "
+    "extracted from this release'). Its DefaultResourceAwareStrategy (ras-default) orders "
+    "supervisors by their scarcest resource's share of the cluster's: with the presets' "
+    "RAM it puts all 18 on the i5-4460, the one supervisor with 7.7 GB (measured "
+    "2026-11-25: R* 359k, TOP-Storm +59%); under Storm 2.0.0's defaults.yaml every "
+    "supervisor offers 400% CPU and 4,096 MB (supervisor.cpu.capacity, "
+    "supervisor.memory.capacity.mb; the paper names no other), so all five tie and the "
+    "supervisor id, a random UUID, picks the node, and the paper's 11% fits a draw of a "
+    "fast node"
 )
 CPU_SENSITIVE = (
     "the verdict moves when the CPUs' work per clock moves inside the range its public "
-    "benchmarks span (core/cpus.py; docs/model.md, Hardware): the figures at both ends are "
-    "in the row's reason"
+    "benchmarks span (core/cpus.py; docs/model.md, Hardware): the figures at both ends, "
+    "measured by every run, are in the row's reason"
 )
 STORM_1_PEAKS = (
     "Storm 1.2.3's queue batching is modelled (core.simulator.batching: every queue waits "
     "for its worker's 1 ms flush timer), so a hop costs about 2 ms inside a worker and "
     "2.5 ms plus the wire between workers, and keeping a pipeline in one worker saves "
-    "15-40% here against the paper's 45-139%. The paper's min-max bars (Figs. 7b, 8b) show "
-    "even's latencies peaking at hundreds of ms and L/F's at tens: means and p99s that "
-    "include such peaks (GC pauses, Netty stalls across 8 or 80 JVMs) sit far above the "
-    "queueing slotscope models at 1 message/ms, which stays far from saturation"
+    "16-47% here (LSP, measured 2026-11-25) against the paper's 45-139%. The paper's min-max bars "
+    "(Figs. 7b, 8b) show even's latencies peaking at hundreds of ms and L/F's at tens: means "
+    "and p99s that include such peaks (GC pauses, Netty stalls across 8 or 80 JVMs) sit far "
+    "above the queueing slotscope models at 1 message/ms, which stays far from saturation"
 )
 STORM_1_TAIL = (
     "L/F's non-LSP p99 gains come from even's latency peaks of hundreds of ms under "
@@ -564,33 +573,35 @@ STORM_1_TAIL = (
 )
 PAGEVIEW_ABSOLUTE = (
     "with Storm 1.2.3's batching modelled, page view's mean latency from the spout's "
-    "emission to the last bolt is 7.9 ms with even and 6.0 ms with L/F (unique page view: "
-    "5.0 / 4.1 ms; means of 8 replicas), up from 0.8 / 0.2 ms without it. The paper does "
-    "not say how latency was measured, but its metrics (throughput, mean and p99 latency, "
-    "min-max bars, CPU, memory, every 10 s) are exactly what Storm 1.2.3's own "
-    "ThroughputVsLatency harness prints: Storm's complete latency, recorded in the "
-    "spout's ack() into a histogram reported every 10 s. With acking on (Storm 1.2.3's "
-    "default of one acker per worker), the acker's message back to the spout and the "
-    "spout's 1 ms wake-ups, slotscope gives 13.8 / 11.9 ms (unique: 10.7 / 9.6 ms), "
-    "0.92-0.98x the paper's. The presets keep ackers at 0 all the same: eight ackers "
-    "would take the workers L/F's pipelines use (the paper never says where its ackers "
-    "ran) and, at the 128 MB Storm's resource-aware defaults give every executor, cut "
-    "L/F's memory gains on the synthetic workloads from 500% to 200% (paper 438-664%): "
-    "four claims would come in, five go out"
+    "emission to the last bolt is 7.8 ms with even and 6.1 ms with L/F (unique page view: "
+    "5.1 / 4.0 ms; means of 8 replicas, measured 2026-11-25), 0.4-0.5x the paper's. The "
+    "paper does not say how latency was measured, but its metrics (throughput, mean and p99 "
+    "latency, min-max bars, CPU, memory, every 10 s) are exactly what Storm 1.2.3's own "
+    "ThroughputVsLatency harness prints: Storm's complete latency, recorded in the spout's "
+    "ack() into a histogram reported every 10 s. With acking on (Storm 1.2.3's default of "
+    "one acker per worker), the acker's message back to the spout and the spout's 1 ms "
+    "wake-ups, slotscope gave 13.8 / 11.9 ms (unique: 10.7 / 9.6 ms), 0.92-0.98x the "
+    "paper's (measured before the CPU table, commit dc45fc0). The presets keep ackers at 0 "
+    "all the same: eight ackers would take the workers L/F's pipelines use (the paper never "
+    "says where its ackers ran) and, at the 128 MB Storm's resource-aware defaults give "
+    "every executor, cut L/F's memory gains on the synthetic workloads from 500% to 200% "
+    "(paper 438-664%): four claims would come in, five go out"
 )
 PER_PROCESS_CPU = (
     "the Storm 1.2.3 presets charge each worker JVM 0.0135 cores whatever its load, fitted "
     "to page view's CPU gain (bench.calibrate); linear's 8 workers against 1 then give "
-    "131%. The paper's 553.6% (521.6% non-LSP) and page view's 52.32% together imply "
-    "that page view's tuple work is about 14x linear's, where slotscope's per-message "
-    "costs (labelled choices in core/presets/lf.py, which the paper does not give) make "
-    "it 0.37x: one fixed per-worker cost cannot match both"
+    "121% (measured 2026-11-25). The paper's 553.6% (521.6% non-LSP) and page view's "
+    "52.32% together imply that page view's tuple work is about 14x linear's, where "
+    "slotscope's per-message costs (labelled choices in core/presets/lf.py, which the "
+    "paper does not give) make it a fraction of linear's: one fixed per-worker cost cannot "
+    "match both"
 )
 UNSATURATED_THROUGHPUT = (
     "at L/F's offered rate (1 KB per ms per spout) both placements carry the whole load in "
-    "slotscope, so the throughputs are equal; the paper's 22% comes from even's executors "
-    "falling behind under Storm 1.2.3's costs, which slotscope's per-component CPU (the "
-    "paper gives none; labelled choices in core/presets/lf.py) does not reach"
+    "slotscope (measured 2026-11-25: 0.0% at the table's factors and at both ends of the "
+    "per-clock ranges), so the throughputs are equal; the paper's 22% comes from even's "
+    "executors falling behind under Storm 1.2.3's costs, which slotscope's per-component "
+    "CPU (the paper gives none; labelled choices in core/presets/lf.py) does not reach"
 )
 NASIRI_OPTIMAL_NOT_RUN = (
     "the paper's optimal searches instance counts as well as placements; slotscope's "
@@ -601,11 +612,11 @@ NASIRI_OPTIMAL_NOT_RUN = (
 ANIELLO_INPUTS = (
     "the paper gives no topology costs or cluster for its real workload (Sec. 1, 6); every "
     "input of the 'aniello' preset is a labelled choice, so only the direction can be "
-    "checked: slotscope's 11.7% sits just below the band's 12.5%"
+    "checked: slotscope's 11.8% (measured 2026-11-25) sits just below the band's 12.5%"
 )
 KNOWN_GAPS = {
     **{
-        f"top-storm/wordcount-c{config}-throughput": COMMUNICATION_UNDERCOSTED
+        f"top-storm/wordcount-c{config}-throughput": TOP_STORM_LOAD_AWARE_SHUFFLE
         for config in range(1, 7)
     },
     **{
@@ -676,14 +687,13 @@ LF_STAR_TEXT_WALK = (
 )
 RAS_FILLS_I5_4460 = (
     "ras-default (Storm 2.0.0's DefaultResourceAwareStrategy) fills the i5-4460 first, "
-    "the one supervisor with 7.7 GB of RAM where the others have 3.7, in all 120 "
-    "supervisor orders: C1 all 28 executors there, C2 24 (4 on an i7), C3 18 (10 on the "
-    "i7-8c or the i7-4c), while TOP-Storm puts them on the i7-8c. R-Storm's R* is then "
-    "37.5% and 32.7% below TOP-Storm's in C1 and C2, and 0.3% to 27.0% below in C3 (mean "
-    "16.2%, over the orders; the preset's order 26.4%). Under Storm 2.0.0's defaults.yaml "
-    "every supervisor offers 4,096 MB and 400% CPU (see the exclamation-c6-vs-rstorm gap), "
-    "and the paper's R-Storm ran 30 executors (6 per slot, two extra of 768 MB each) where "
-    "the preset keeps 28"
+    "the one supervisor with 7.7 GB of RAM where the others have 3.7 (C1 all its workers "
+    "there, C2 and C3 the rest on the i7-4c), while TOP-Storm packs the i7-8c. Measured "
+    "2026-11-25 at the presets' supervisor order: R* 44.0k/47.8k/55.3k sentences/s against "
+    "TOP-Storm's 71.1k/71.9k/75.1k (-38.1/-33.5/-26.4%), outside the band at both ends of "
+    "the per-clock ranges. Under Storm 2.0.0's defaults.yaml every supervisor offers "
+    "4,096 MB and 400% CPU (see the exclamation-c6-vs-rstorm gap), and the paper's R-Storm "
+    "ran 30 executors (6 per slot, two extra of 768 MB each) where the preset keeps 28"
 )
 NASIRI_FIG13_CLUSTER = (
     "Fig. 13 ran on the paper's own cluster (Core i5, Core i3, Pentium workers), whose "
