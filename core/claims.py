@@ -153,7 +153,7 @@ def _top_storm() -> list[Claim]:
             "throughput_gain",
             preset_name("exclamation", 6),
             "top-storm",
-            "rstorm",
+            "ras-default",
             11.0,
         )
     )
@@ -166,7 +166,7 @@ def _top_storm() -> list[Claim]:
             "memory_change",
             preset_name("wordcount", 1),
             "top-storm",
-            "rstorm",
+            "ras-default",
             -5.0,
         )
     )
@@ -527,29 +527,25 @@ TOP_STORM_LOAD_AWARE_SHUFFLE = (
     "as shipped (100 ms sleep per tuple) nothing saturates and every placement carries the "
     "same 50 sentences/s"
 )
-TOP_STORM_MEMORY_RULE = (
-    "slotscope reports a worker's memory as max(768 MB heap, 128 MB x its executors) "
-    "(docs/model.md, Memory). Alg. 2's round robin leaves TOP-Storm three slots of 8 "
-    "executors (1,024 MB each), so its 5 workers reach the 4,608 MB of R-Storm's 6 "
-    "(measured 2026-11-25: 4,608 vs 4,608 MB, 0%). Storm sizes a worker by its fixed heap "
-    "(worker.childopts), which would give 3,840 vs 4,608 MB (-16.7%), still not the "
-    "paper's -5%; and this check compares the Storm 1.0.x R-Storm's configured memory where "
-    "the paper measured Storm 2.0.0's"
+TOP_STORM_MEMORY_NOT_LIKE = (
+    "the paper measured the memory its Storm 2.0.0 workers used (Sec. 7), and "
+    "prints no absolute figure to put beside a model of used heap; slotscope knows only "
+    "what Storm configures (worker -Xmx = the executors' declared on-heap MB, "
+    "Cluster.calculateWorkerResources), and configured memory against measured memory "
+    "would compare unlike things (measured 2026-11-25 for the record: ras-default's "
+    "configured heaps are 20% below TOP-Storm's, since it fills each worker to its heap "
+    "limit where Alg. 2 spreads executors over five workers)"
 )
-RSTORM_TIGHTEST_NODE = (
-    "slotscope's rstorm is the Storm 1.0.x strategy of Peng et al. (docs/schedulers.md): its "
-    "minimum-distance rule packs all 18 executors on the one node whose free resources lie "
-    "closest to the demand, the i5 M 460 (2 cores + 2 threads), where R* is a fraction of "
-    "TOP-Storm's on the i7-8c (measured 2026-11-25: 132k against 572k tuples/s, +333%). The "
-    "paper ran Storm 2.0.0's ResourceAwareScheduler instead (Sec. 5.1: R-Storm 'directly "
-    "extracted from this release'). Its DefaultResourceAwareStrategy (ras-default) orders "
-    "supervisors by their scarcest resource's share of the cluster's: with the presets' "
-    "RAM it puts all 18 on the i5-4460, the one supervisor with 7.7 GB (measured "
-    "2026-11-25: R* 359k, TOP-Storm +59%); under Storm 2.0.0's defaults.yaml every "
-    "supervisor offers 400% CPU and 4,096 MB (supervisor.cpu.capacity, "
-    "supervisor.memory.capacity.mb; the paper names no other), so all five tie and the "
-    "supervisor id, a random UUID, picks the node, and the paper's 11% fits a draw of a "
-    "fast node"
+RAS_DEFAULT_ONE_NODE = (
+    "the baseline is Storm 2.0.0's DefaultResourceAwareStrategy (ras-default), as the paper "
+    "ran it (Sec. 5.1: R-Storm 'directly extracted from this release'). It orders "
+    "supervisors by their scarcest resource's share of the cluster's: with the presets' RAM "
+    "it puts all 18 executors on the i5-4460, the one supervisor with 7.7 GB, where R* is "
+    "below TOP-Storm's on the i7-8c (measured 2026-11-25: TOP-Storm +59%, +55.6 to +63.4% "
+    "over the per-clock range). Under Storm 2.0.0's defaults.yaml every supervisor offers "
+    "400% CPU and 4,096 MB (supervisor.cpu.capacity, supervisor.memory.capacity.mb; the "
+    "paper names no other), so all five would tie and the supervisor id, a random UUID, "
+    "would pick the node: the paper's 11% fits a draw of a fast node"
 )
 CPU_SENSITIVE = (
     "the verdict moves when the CPUs' work per clock moves inside the range its public "
@@ -623,8 +619,8 @@ KNOWN_GAPS = {
         f"top-storm/exclamation-c{config}-throughput": CPU_SENSITIVE
         for config in (3, 4, 5)
     },
-    "top-storm/exclamation-c6-vs-rstorm": RSTORM_TIGHTEST_NODE,
-    "top-storm/wordcount-c1-memory-vs-rstorm": TOP_STORM_MEMORY_RULE,
+    "top-storm/exclamation-c6-vs-rstorm": RAS_DEFAULT_ONE_NODE,
+    "top-storm/wordcount-c1-memory-vs-rstorm": TOP_STORM_MEMORY_NOT_LIKE,
     **{
         f"lf/{shape}-lsp-{measure}": STORM_1_PEAKS
         for shape in ("linear", "ascent", "star")
@@ -663,6 +659,7 @@ KNOWN_GAPS = {
     "aniello/online-latency": ANIELLO_INPUTS,
 }  # fmt: skip
 NOT_RUN = {
+    "top-storm/wordcount-c1-memory-vs-rstorm": TOP_STORM_MEMORY_NOT_LIKE,
     "nasiri/linear-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
     "nasiri/diamond-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
 }
