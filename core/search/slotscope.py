@@ -48,6 +48,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import islice, takewhile
 from typing import Any
 
@@ -77,10 +78,18 @@ Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 Candidate = tuple[Any, tuple[tuple[int, int], ...]]
 
 
+@lru_cache(maxsize=4)
+def _parsed(text: str) -> Scenario:
+    """The scenario a task's JSON text holds, parsed once per text in this process: the
+    starts of one search share the text, so they share one (frozen) Scenario and its
+    content hash (:func:`core.problem.content_hash`) instead of one each."""
+    return parse_scenario(text)
+
+
 def start_task(task: Mapping[str, Any]) -> dict[str, Any] | None:
     """One starting point (a task): a paper scheduler's schedule as plain JSON, or None."""
     spec = PAPER_SCHEDULERS[task["scheduler"]]
-    scenario = parse_scenario(task["scenario"])
+    scenario = _parsed(task["scenario"])
     result = run_spec(spec, feed(scenario, spec, scenario.workload.rate))
     return result.to_dict() if result.ok else None
 
@@ -289,6 +298,22 @@ def schedule(problem: Problem, params: Mapping[str, Any]) -> Outcome:
     return search(problem.scenario, params)
 
 
+def _evaluator(
+    scenario: Scenario, parallelism: Mapping[str, int] | None, found: dict[tuple, Evaluator]
+) -> Evaluator:
+    """The scenario's :class:`Evaluator` at ``parallelism`` (None: its own), built once per
+    effective parallelism and kept in ``found``: an Evaluator is a pure function of the
+    problem (its spill memo only caches), so the starts that share a parallelism share it.
+    """
+    executors = {c.id: c.parallelism for c in scenario.topology.components}
+    executors.update({c: int(n) for c, n in (parallelism or {}).items() if c in executors})
+    key = tuple(sorted(executors.items()))  # the effective parallelism, as the Problem's key
+    ev = found.get(key)
+    if ev is None:
+        ev = found[key] = Evaluator(scenario, parallelism)
+    return ev
+
+
 def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) -> Outcome:
     """Best of the other schedulers, improved by moves and swaps (see module doc).
 
@@ -298,15 +323,17 @@ def search(scenario: Scenario, params: Mapping[str, Any], mapper: Mapper = map) 
     deadline = time.perf_counter() + params["time_limit"]
     best = None
     tried = []
+    evaluators: dict[tuple, Evaluator] = {}  # one a parallelism: the starts mostly share one
     for sid, result in _starts(scenario, mapper, params["choose_parallelism"], deadline):
-        ev = Evaluator(scenario, result.parallelism)
+        ev = _evaluator(scenario, result.parallelism, evaluators)
         slots = ev.encode(result.placement())
         score = ev.score(slots)
         tried.append(f"{sid}: {_fmt(score)}")
         if best is None or score_key(score) < score_key(best[2]):
             best = (sid, ev, score, slots)
     sid, ev, start_score, slots = best
-    changed = dict(ev.graph.parallelism) != dict(Evaluator(scenario).graph.parallelism)
+    own = _evaluator(scenario, None, evaluators).graph.parallelism
+    changed = dict(ev.graph.parallelism) != dict(own)
     power = np.array([computation_power(n) for n in scenario.cluster.nodes])
     node_order = np.argsort(-power, kind="stable")
     cap = max(scenario.workers, int(np.count_nonzero(np.bincount(slots))))

@@ -163,3 +163,29 @@ def test_time_limit_keeps_the_first_start_and_stops_the_search(monkeypatch):
     assert out.ok and out.details["start"] == "even"
     assert out.details["evaluations"] == 1 and out.details["steps"] == 0
     assert out.placement() == run_scheduler(sc, "even").placement()
+
+
+@pytest.mark.parametrize("choose, built", [(False, 1), (True, 2)])
+def test_starts_of_one_parallelism_share_one_evaluator(choose, built, monkeypatch):
+    """Every start that keeps the user's parallelism is scored by one Evaluator (one more
+    for hetero's own parallelism when asked), and the answer is the same as with one
+    Evaluator a start (the memo only caches)."""
+    import core.search.slotscope as slotscope
+
+    sc = preset("rollingcount")
+    params = {"choose_parallelism": str(choose).lower(), "budget": 60}
+    shared = run_scheduler(sc, "slotscope", params)
+    made = []
+
+    class Counted(Evaluator):
+        def __init__(self, *args, **kwargs):
+            made.append(args[1:])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(slotscope, "Evaluator", Counted)
+    again = run_scheduler(sc, "slotscope", params)
+    assert len(made) == built
+    monkeypatch.setattr(slotscope, "_evaluator", lambda s, par, _found: Evaluator(s, par))
+    fresh = run_scheduler(sc, "slotscope", params)
+    for out in (again, fresh):
+        assert out.placement() == shared.placement() and out.decisions == shared.decisions
