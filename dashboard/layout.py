@@ -1,9 +1,14 @@
 """The page: top bar, scenario bar, editors, placement panels, charts, glossary.
 
 ``serve`` builds the whole page on every page load, panels filled in, so the
-first paint needs no callback. It reads the preset and schedulers a shared
-URL names from the layout request's Referer (the page's own URL); when a
-browser sends none, the scenario bar applies the URL after the first paint.
+first paint needs no callback. It reads the view a shared URL names from the
+layout request's Referer (the page's own URL): a stored view (``view=ID``,
+:mod:`dashboard.view_state`) with its scenario, edits and imports, rate,
+schedulers and parameters, else the preset, schedulers and rate of the query;
+so a link's first paint is already the linked scenario, never the default
+preset swapped afterwards. What the first render cannot carry (the compare
+pair, the what-if) and a browser that sends no Referer are left to the scenario
+bar's restore, which applies the URL after the first paint.
 The request for the page itself starts placing its panels (:func:`prefetch`),
 so that work overlaps the browser's loading of the scripts.
 """
@@ -13,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
@@ -32,6 +38,7 @@ from dashboard import (
     papers,
     registry,
     scenario_bar,
+    view_state,
 )
 from dashboard import glossary as page_glossary
 from dashboard.rows import scenario_rows
@@ -52,7 +59,8 @@ def facts(scenario: Scenario) -> str:
     )
 
 
-def topbar(scenario: Scenario, name: str) -> html.Header:
+def topbar(scenario: Scenario, present_query: str) -> html.Header:
+    """The top bar; ``present_query`` is the URL query of this view (without ``present``)."""
     return html.Header(
         className="topbar",
         children=[
@@ -73,7 +81,7 @@ def topbar(scenario: Scenario, name: str) -> html.Header:
             ),
             html.A(
                 "Present",
-                href=f"?preset={name}&present={','.join(PRESENT_DEFAULT)}",
+                href=f"{present_query}&present={','.join(PRESENT_DEFAULT)}",
                 className="topbar-link",
                 title="One pair at a time in large type; arrow keys step through presets, "
                 "Escape leaves",
@@ -123,6 +131,64 @@ def view_of(query: str) -> tuple[str, list[str], bool]:
     )
 
 
+@dataclass(frozen=True)
+class FirstView:
+    """What the page's first render shows: the preset box's value, the scenario, the
+    selected schedulers with their parameters, the offered rate (tuples/s per spout), the
+    URL query this view is linked by, and whether it is a presentation."""
+
+    loaded: str
+    scenario: Scenario
+    selected: list[str]
+    params: dict[str, dict[str, Any]]
+    rate: float
+    query: str
+    presenting: bool = False
+    key: tuple[str, ...] = field(default=())
+
+
+def first_view(query: str) -> FirstView:
+    """The view a page URL's query names, as its first render shows it.
+
+    A stored view (``view=ID``) brings its scenario (edited, imported or uploaded),
+    rate, schedulers and parameters; a ``present`` pair still replaces its schedulers.
+    A view that cannot be loaded falls back to the plain fields (the scenario bar's
+    restore then says why). The plain fields: preset, schedulers, and ``rate`` when
+    it is a positive number.
+    """
+    name, selected, presenting = view_of(query)
+    asked = view_state.read_query(query)
+    if asked.view:
+        try:
+            stored = view_state.store().load(asked.view)
+        except view_state.ViewError:
+            stored = None
+        if stored is not None:
+            data = stored.scenario or view_state.base_scenario(stored.loaded)
+            chosen = selected if presenting else list(stored.schedulers)
+            return FirstView(
+                loaded=stored.loaded,
+                scenario=validate_scenario(data),
+                selected=chosen,
+                params=registry.params_for(chosen, stored.params),
+                rate=stored.rate,
+                query=view_state.query_of(stored, asked.view),
+                presenting=presenting,
+                key=(asked.view, *chosen),
+            )
+    scenario = preset(name)
+    return FirstView(
+        loaded=name,
+        scenario=scenario,
+        selected=selected,
+        params=registry.default_params(selected),
+        rate=asked.rate or scenario.workload.rate,
+        query=f"?preset={name}",
+        presenting=presenting,
+        key=(name, *selected),
+    )
+
+
 PREFETCH_THREADS = 2  # page views placed ahead of their layout request at once, at most
 PREFETCH_KEPT = 32  # finished prefetches remembered for their layout request, at most
 PREFETCH_WAIT_S = 30.0  # the layout request waits this long for its prefetch, at most
@@ -146,14 +212,14 @@ def prefetch(query: str) -> bool:
     already being placed) starts nothing, and its layout request places the
     panels itself.
     """
-    name, selected, _ = view_of(query)
-    key = (name, tuple(selected))
+    view = first_view(query)
+    key = _prefetch_key(view)
     with _PREFETCH_LOCK:
         if key in _PREFETCHING or not _PREFETCH_SLOTS.acquire(blocking=False):
             return False
         thread = threading.Thread(
             target=_place_panels_then_release,
-            args=(name, selected),
+            args=key,
             name="slotscope-prefetch",
             daemon=True,
         )
@@ -175,9 +241,14 @@ def _forget_finished() -> None:
         del _PREFETCHING[k]
 
 
-def _place_panels_then_release(name: str, selected: list[str]) -> None:
+def _prefetch_key(view: FirstView) -> tuple[str, tuple[str, ...]]:
+    """A prefetch's key: the preset (or stored view id) and the schedulers."""
+    return view.key[0], tuple(view.key[1:])
+
+
+def _place_panels_then_release(name: str, selected: tuple[str, ...]) -> None:
     try:
-        _place_panels(name, selected)
+        _place_panels(name, list(selected))
     except Exception:  # the layout request computes (and reports) it again
         log.exception("prefetch of %s failed", name)
     finally:
@@ -185,7 +256,8 @@ def _place_panels_then_release(name: str, selected: list[str]) -> None:
 
 
 def await_prefetch(name: str, selected: Sequence[str]) -> None:
-    """Wait (``PREFETCH_WAIT_S`` at most) for the prefetch of this view, if one started."""
+    """Wait (``PREFETCH_WAIT_S`` at most) for the prefetch of this view (its preset or
+    stored view id, and schedulers), if one started."""
     with _PREFETCH_LOCK:
         placing = _PREFETCHING.pop((name, tuple(selected)), None)
     if placing is not None:
@@ -193,12 +265,19 @@ def await_prefetch(name: str, selected: Sequence[str]) -> None:
 
 
 def _place_panels(name: str, selected: list[str]) -> None:
-    scenario = preset(name)
+    """Place the panels of a preset's view (at its own rate) or of a stored view (``name``
+    its id), the caches keeping the placements for the layout request."""
+    if name in PRESETS:
+        scenario, params, rate = preset(name), registry.default_params(selected), None
+    else:
+        stored = view_state.store().load(name)
+        scenario = validate_scenario(stored.scenario or view_state.base_scenario(stored.loaded))
+        params, rate = registry.params_for(selected, stored.params), stored.rate
     panels.layout(
         scenario.to_json_dict(),
         selected,
-        registry.default_params(selected),
-        scenario.workload.rate,
+        params,
+        rate if rate is not None else scenario.workload.rate,
         wait_s=0.0,  # searches are queued in the background pool, not waited for here
     )
 
@@ -211,14 +290,13 @@ def serve() -> html.Div:
     """
     if has_request_context() and current_app.config.get(jobs.WARM_ON_VISIT_CONFIG, True):
         jobs.job_pool().warm(current_app.config.get(jobs.MASTER_CONFIG))
-    name, selected, presenting = requested_view()
-    await_prefetch(name, selected)
-    scenario = preset(name)
-    params = registry.default_params(selected)
+    referrer = request.referrer if has_request_context() else None
+    view = first_view(urlparse(referrer).query if referrer else "")
+    await_prefetch(*_prefetch_key(view))
+    scenario, selected, params, rate = view.scenario, view.selected, view.params, view.rate
     data = scenario.to_json_dict()
-    rate = scenario.workload.rate
     return html.Div(
-        className="page present" if presenting else "page",
+        className="page present" if view.presenting else "page",
         children=[
             html.Div(id=ids.PRESENT_PRESETS, hidden=True, **{"data-presets": ",".join(PRESETS)}),
             dcc.Location(id=ids.URL, refresh=False),
@@ -227,14 +305,14 @@ def serve() -> html.Div:
             dcc.Store(id=ids.PARAMS_STORE, data=params),
             dcc.Store(id=ids.JOB_STORE),
             dcc.Store(id=ids.RESULTS_STORE),
-            topbar(scenario, name),
+            topbar(scenario, view.query),
             html.Main(
                 className="content",
                 children=[
                     html.P(
                         scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"
                     ),
-                    scenario_bar.layout(name, selected, params, rate),
+                    scenario_bar.layout(view.loaded, selected, params, rate),
                     # the placements come before the editors: the first screen shows one
                     panels.layout(data, selected, params, rate),
                     editors.layout(scenario_rows(scenario), scenario),

@@ -150,93 +150,101 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
 def layout(
     preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any], rate: float
 ) -> html.Section:
+    """The bar, compact so that a 1440x900 screen shows a whole placement below it: the
+    preset, rate and scenario file in one row, the scheduler pills in the next, then the
+    parameters (folded) beside the simulation's controls."""
     colors = registry.colors()
     return html.Section(
         className="card bar",
         children=[
             html.Div(
-                className="bar-main",
+                className="bar-row bar-top",
                 children=[
-                    html.Div(
-                        className="bar-row",
-                        children=[
-                            _field(
-                                "Preset",
-                                dcc.Dropdown(
-                                    id=ids.PRESET,
-                                    value=preset_name,
-                                    clearable=False,
-                                    options=view_state.preset_options(preset_name),
-                                ),
-                                "field-preset",
-                            ),
-                            _field(
-                                "Scenario file",
-                                html.Div(
-                                    className="file-actions",
-                                    children=[
-                                        dcc.Upload(
-                                            id=ids.UPLOAD,
-                                            className="upload",
-                                            max_size=UPLOAD_GUARD_BYTES,
-                                            children=html.Span(
-                                                [
-                                                    "Drop or ",
-                                                    html.U("choose"),
-                                                    " a scenario JSON "
-                                                    f"(≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)",
-                                                ]
-                                            ),
-                                        ),
-                                        html.Button(
-                                            "Download",
-                                            id=ids.DOWNLOAD_SCENARIO_BUTTON,
-                                            className="btn btn-ghost",
-                                            title="Download the scenario in force as JSON",
-                                        ),
-                                        dcc.Download(id=ids.DOWNLOAD_SCENARIO),
-                                        importer.control(),
-                                    ],
-                                ),
-                            ),
-                            _field(
-                                "Offered rate (tuples/s per spout)",
-                                html.Div(
-                                    [
-                                        # no min: the browser would send 0 or -100 as empty
-                                        dcc.Input(
-                                            id=ids.RATE,
-                                            type="number",
-                                            value=rate,
-                                            debounce=True,
-                                            className="rate-input",
-                                        ),
-                                        html.Div(
-                                            id=ids.RATE_MESSAGE,
-                                            className="field-message",
-                                            role="alert",
-                                        ),
-                                    ]
-                                ),
-                            ),
-                        ],
+                    _field(
+                        "Preset",
+                        dcc.Dropdown(
+                            id=ids.PRESET,
+                            value=preset_name,
+                            clearable=False,
+                            options=view_state.preset_options(preset_name),
+                        ),
+                        "field-preset field-inline",
                     ),
-                    html.Div(
-                        className="bar-row",
-                        children=[
-                            _field(
-                                "Schedulers",
-                                dcc.Checklist(
-                                    id=ids.SCHEDULERS,
-                                    value=list(selected),
-                                    inline=True,
-                                    className="sched-pills",
-                                    options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
+                    _field(
+                        "Offered rate",
+                        html.Div(
+                            [
+                                # no min: the browser would send 0 or -100 as empty
+                                dcc.Input(
+                                    id=ids.RATE,
+                                    type="number",
+                                    value=rate,
+                                    debounce=True,
+                                    className="rate-input",
                                 ),
-                                "field-schedulers",
-                            ),
-                        ],
+                                html.Span("tuples/s per spout", className="unit"),
+                                html.Div(
+                                    id=ids.RATE_MESSAGE,
+                                    className="field-message",
+                                    role="alert",
+                                ),
+                            ],
+                            className="rate-control",
+                        ),
+                        "field-inline field-rate",
                     ),
+                    _field(
+                        "Scenario file",
+                        html.Div(
+                            className="file-actions",
+                            children=[
+                                dcc.Upload(
+                                    id=ids.UPLOAD,
+                                    className="upload",
+                                    max_size=UPLOAD_GUARD_BYTES,
+                                    children=html.Span(
+                                        [
+                                            "Drop or ",
+                                            html.U("choose"),
+                                            " a scenario JSON "
+                                            f"(≤ {MAX_SCENARIO_BYTES // 1_000_000} MB)",
+                                        ]
+                                    ),
+                                ),
+                                html.Button(
+                                    "Download",
+                                    id=ids.DOWNLOAD_SCENARIO_BUTTON,
+                                    className="btn btn-ghost",
+                                    title="Download the scenario in force as JSON",
+                                ),
+                                dcc.Download(id=ids.DOWNLOAD_SCENARIO),
+                                importer.control(),
+                            ],
+                        ),
+                        "field-inline",
+                    ),
+                ],
+            ),
+            html.Div(
+                className="bar-row",
+                children=[
+                    _field(
+                        "Schedulers",
+                        dcc.Checklist(
+                            id=ids.SCHEDULERS,
+                            value=list(selected),
+                            inline=True,
+                            className="sched-pills",
+                            options=[_scheduler_option(s, colors[s]) for s in SCHEDULERS],
+                        ),
+                        "field-schedulers field-inline",
+                    ),
+                ],
+            ),
+            html.Div(
+                className="bar-row bar-foot",
+                children=[
+                    simulate.controls(),
                     html.Details(
                         className="params",
                         children=[
@@ -249,14 +257,13 @@ def layout(
                             html.Div(id=ids.PARAMS_MESSAGE, className="message"),
                         ],
                     ),
-                    html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
-                    html.Div(id=ids.LINK_NOTE, className="message muted", role="status"),
-                    dcc.Store(id=ids.LOADED_STORE, data=preset_name),
-                    dcc.Store(id=ids.VIEW_STORE),
-                    html.Div(id=ids.VIEW_SYNC, hidden=True),
                 ],
             ),
-            simulate.controls(),
+            html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
+            html.Div(id=ids.LINK_NOTE, className="message muted", role="status"),
+            dcc.Store(id=ids.LOADED_STORE, data=preset_name),
+            dcc.Store(id=ids.VIEW_STORE),
+            html.Div(id=ids.VIEW_SYNC, hidden=True),
         ],
     )
 

@@ -135,13 +135,16 @@ def test_the_page_is_legible_and_opens_on_a_placement(served, width, height):
     load(page, "", width, height)
     assert small_graph_labels(page) == []
     assert small_text(page, ".panel, .card, .ranking, .compare") == []
-    # a placement on the first screen: the first map's top half above the fold, unscrolled
-    top, bottom = page.driver.execute_script(
-        "var r = document.querySelector('.panel .cyto-map').getBoundingClientRect();"
-        "return [r.top, r.bottom]"
+    # a whole placement on the first screen, unscrolled: the first panel's header (its
+    # scheduler and figures) and its whole map, below the scenario bar
+    head, top, bottom, bar = page.driver.execute_script(
+        "var p = document.querySelector('.panel'), m = p.querySelector('.cyto-map');"
+        "return [p.getBoundingClientRect().top, m.getBoundingClientRect().top,"
+        " m.getBoundingClientRect().bottom, document.querySelector('.bar')"
+        ".getBoundingClientRect().bottom]"
     )
     assert page.driver.execute_script("return window.scrollY") == 0
-    assert top + (bottom - top) / 2 < height, (top, bottom)
+    assert bar <= head < top and bottom - top >= 400 and bottom <= height, (bar, head, bottom)
     count, covered = page.driver.execute_script(COVERED_EDGE_LABELS_JS)
     assert count >= 2 and covered == []  # "shuffle", "fields": whole, not "huffl"
     count, cut = page.driver.execute_script(CUT_HEADERS_JS)

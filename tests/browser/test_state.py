@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -40,6 +42,30 @@ def _dropdown_text(duo, element_id: str) -> str:
     return duo.find_element(f"#{element_id}").text
 
 
+def _first_render(duo, link: str) -> dict[str, dict[str, Any]]:
+    """The props of every component with an id in the page's first layout response, as the
+    browser asks for it when it opens ``link`` (the page's URL as its Referer)."""
+    ask = urllib.request.Request(f"{duo.server_url}/_dash-layout", headers={"Referer": link})
+    with urllib.request.urlopen(ask, timeout=WAIT_S) as answer:
+        tree = json.load(answer)
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            props = node.get("props")
+            if isinstance(props, dict):
+                if isinstance(props.get("id"), str):
+                    found[props["id"]] = props
+                for value in props.values():
+                    walk(value)
+
+    walk(tree)
+    return found
+
+
 def _settled(duo) -> str | None:
     """The page's URL once it names the view on screen (None while it does not yet)."""
     url = duo.driver.current_url
@@ -68,6 +94,11 @@ def test_a_link_restores_rate_edit_parameter_compare_pair_and_whatif(page):
         lambda: _settled(page) not in (None, with_pair) and _settled(page), timeout=WAIT_S
     )
     assert "preset=wordcount" in link and "rate=7000" in link and "view=" in link
+    # the link's first render is the restored view itself, not wordcount swapped afterwards
+    first = _first_render(page, link)
+    assert first[ids.RATE]["value"] == 7000
+    assert [c["parallelism"] for c in first[ids.COMPONENTS_GRID]["rowData"]] == [5, 4, 12]
+    assert first[ids.SCENARIO_FACTS]["children"].startswith("24 executors")
 
     page.driver.switch_to.new_window("tab")  # a fresh page, as a colleague opening the link
     page.driver.get(link)
@@ -115,6 +146,10 @@ def test_an_import_is_named_and_linked_and_the_pickers_follow_the_selection(page
     wait_until(lambda: _dropdown_text(page, ids.PRESET) == "imported: WordCount3", timeout=WAIT_S)
     link = wait_until(lambda: _settled(page), timeout=WAIT_S)
     assert "imported=WordCount3" in link and "preset=" not in link
+    first = _first_render(page, link)  # no wordcount first: the import is the first render
+    assert first[ids.PRESET]["value"] == "imported: WordCount3"
+    assert first[ids.SCENARIO_TITLE]["children"] == "WordCount3"
+    assert "even" not in first[ids.SCHEDULERS]["value"]
 
     page.driver.switch_to.new_window("tab")
     page.driver.get(link)

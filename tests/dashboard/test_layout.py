@@ -1,6 +1,11 @@
 """The page layout: which view a URL names, and the panels placed before the layout request."""
 
-from dashboard import compute, jobs, layout, panel_content, registry
+import json
+
+from plotly.utils import PlotlyJSONEncoder
+
+from core.presets import preset
+from dashboard import compute, ids, jobs, layout, panel_content, registry, view_state
 from dashboard.app import server  # the app as served: every feature's callbacks registered
 
 
@@ -26,3 +31,57 @@ def test_the_page_request_places_its_panels_and_the_layout_reuses_them(monkeypat
     assert ("lf-star", ("even", "lf")) not in layout._PREFETCHING
     assert compute.placed.cache_info().currsize == placed  # nothing placed again
     assert "lf-star" in str(page)
+
+
+def _props_by_id(page) -> dict:
+    """The props of every component with a string id in a served layout."""
+    tree = json.loads(json.dumps(page, cls=PlotlyJSONEncoder))
+    found: dict = {}
+
+    def walk(node) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            props = node.get("props")
+            if isinstance(props, dict):
+                if isinstance(props.get("id"), str):
+                    found[props["id"]] = props
+                for value in props.values():
+                    walk(value)
+
+    walk(tree)
+    return found
+
+
+def test_a_view_link_is_served_as_the_restored_view_from_the_first_render(monkeypatch, tmp_path):
+    monkeypatch.setitem(server.config, jobs.WARM_ON_VISIT_CONFIG, False)
+    views = view_state.ViewStore(tmp_path)
+    monkeypatch.setattr(view_state, "store", lambda: views)
+    data = preset("wordcount").to_json_dict()
+    data["name"] = "WordCount3"
+    data["topology"]["components"][1]["parallelism"] = 4  # split 8 -> 4: 24 executors
+    view = view_state.view_of(
+        "imported: WordCount3", data, 7000, ["even", "lf"], {"lf": {}}, ("lf", "even")
+    )
+    saved = views.save(view)
+    query = f"imported=WordCount3&schedulers=even%2Clf&rate=7000&view={saved}"
+    first = layout.first_view(query)
+    assert (first.loaded, first.selected, first.rate) == (
+        "imported: WordCount3",
+        ["even", "lf"],
+        7000,
+    )
+    referrer = f"http://127.0.0.1:8050/?{query}"
+    with server.test_request_context("/_dash-layout", headers={"Referer": referrer}):
+        props = _props_by_id(layout.serve())
+    assert props[ids.PRESET]["value"] == "imported: WordCount3"
+    assert props[ids.LOADED_STORE]["data"] == "imported: WordCount3"
+    assert props[ids.RATE]["value"] == 7000
+    assert props[ids.SCHEDULERS]["value"] == ["even", "lf"]
+    assert props[ids.SCENARIO_TITLE]["children"] == "WordCount3"
+    assert props[ids.SCENARIO_FACTS]["children"].startswith("24 executors")
+    assert props[ids.SCENARIO_STORE]["data"] == view.scenario
+    # an unknown view id falls back to the query's plain fields (the bar then says why)
+    plain = layout.first_view("preset=lf-star&schedulers=even&rate=900&view=0123456789abcdef")
+    assert (plain.loaded, plain.selected, plain.rate) == ("lf-star", ["even"], 900)
