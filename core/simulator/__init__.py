@@ -122,7 +122,7 @@ def saturated_latency_ms(ev: Evaluator, slots, max_rate: float) -> float:
         ev.graph.parallelism[c] for c in spouts
     )
     little = little_latency_ms(in_flight, max_rate * len(spouts))
-    return max(little, ev.latency_estimate_ms(ev.loads(slots), 0.0))
+    return max(little, ev.latency_estimate_ms(ev.loads(slots, 0.0), 0.0))
 
 
 def violations(scenario: Scenario, schedule: Schedule) -> tuple[str, ...]:
@@ -297,7 +297,8 @@ def observe(scenario: Scenario, schedule: Schedule, rate: float | None = None) -
     observations of its own.
     """
     ev, slots, an = _prepare(scenario, schedule, rate)
-    flows = heaviest_flows(ev.table, slots, an.effective_rate, MAX_OBSERVED_FLOWS)
+    keep = ev.loads(slots, an.effective_rate).rates.keep if ev.table.has_spill else None
+    flows = heaviest_flows(ev.table, slots, an.effective_rate, MAX_OBSERVED_FLOWS, keep)
     ghz = ev.nodes.ghz[ev.nodes.slot_node[slots]]
     return Observations(
         traffic=[ExecutorFlow(**{"from": u, "to": v, "rate": r}) for u, v, r in flows],

@@ -18,7 +18,10 @@ R* is the smallest bound and the bottleneck names it (``executor split#2
 thread``, ``node n3 CPU``, ``node n1 NIC``); everything is reported at R_eff
 = min(R0, R*) (backpressure). Memory does not bound R; over-commits are
 reported in ``warnings`` (see :func:`core.simulator.costs.memory_by_node`), and a node
-over its RAM in ``violations`` (:func:`core.simulator.costs.memory_violations`).
+whose workers use more heap than its RAM in ``violations``
+(:func:`core.simulator.costs.heap_used_by_node`, :func:`~core.simulator.costs.memory_violations`).
+Under Storm 2's shuffle (``storm_version`` 2 or later) the routing moves with the rate
+(:mod:`core.simulator.spill`): :meth:`Evaluator.loads` takes the rate.
 
 The latency estimate is the critical path of mean sojourn times: per
 executor an M/G/1 (Pollaczek-Khinchine) queue with the executor's mean
@@ -63,6 +66,7 @@ from core.simulator.costs import (
     CROSS_WORKER,
     HopDelays,
     class_latency_s,
+    heap_used_by_node,
     memory_by_node,
     memory_violations,
 )
@@ -71,6 +75,7 @@ from core.simulator.placed_rates import placed_unit_rates
 from core.simulator.polling import mean_transfer_wait_s, spout_sleep_s
 from core.simulator.rates import visit_ratios
 from core.simulator.results import RHO_CAP, Analysis, Loads, Score
+from core.simulator.spill import placed, spill_keep, spill_max_rate
 
 
 def hop_delays(net: Network, nodes: NodeArrays) -> HopDelays:
@@ -160,6 +165,9 @@ class Evaluator:
         self._mem = np.array(
             [graph.components[graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
         )
+        self._used_heap = scenario.topology.worker_used_heap_mb
+        self._spill_cache: OrderedDict[bytes, tuple[float, np.ndarray]] = OrderedDict()
+        self._spill_lock = Lock()
         # node id -> (its first global slot, its slots): one entry a node, not a slot (a dict
         # of every (node, slot) was 147 MB on 5,000 nodes of 256 slots)
         starts = nodes.slot_start.tolist()
@@ -195,17 +203,32 @@ class Evaluator:
             for e, g in zip(self.executors, np.asarray(slots).tolist(), strict=True)
         }
 
-    def loads(self, slots: np.ndarray) -> Loads:
-        """Per-unit-rate loads and the bounds of one placement."""
+    def loads(self, slots: np.ndarray, rate: float | None = None) -> Loads:
+        """Per-unit-rate loads and the bounds of one placement.
+
+        ``rate`` matters only under Storm 2's shuffle (:mod:`core.simulator.spill`),
+        whose routing moves with the rate: the loads are those of its steady
+        state at min(``rate``, R*) (None: at R*), and ``max_rate`` is R* with
+        the spill.
+        """
         coef, t = self.coef, self.table
         slot_of = np.asarray(slots, dtype=np.int64)
-        if coef.static is not None:
-            r, o_tot, total = coef.static, coef.o_tot, coef.total
-        else:
-            r = placed_unit_rates(coef.plan, slot_of, coef.dims[1])
-            o_tot = r.out_total[t.tgt_sid]
+        spill_rate = None
+        if t.has_spill:
+            spill_rate, keep = self._spill_max_rate(slot_of)
+            if rate is not None and rate < spill_rate:
+                keep, r, u = spill_keep(coef, slot_of, rate)
+            else:
+                r, u = placed(coef, slot_of, keep)
             total = r.out_total * r.weight_total + r.local_total
-        u = unit_loads(coef, slot_of, r.arrival, r.src_out, r.local_total, o_tot)
+        else:
+            if coef.static is not None:
+                r, o_tot, total = coef.static, coef.o_tot, coef.total
+            else:
+                r = placed_unit_rates(coef.plan, slot_of, coef.dims[1])
+                o_tot = r.out_total[t.tgt_sid]
+                total = r.out_total * r.weight_total + r.local_total
+            u = unit_loads(coef, slot_of, r.arrival, r.src_out, r.local_total, o_tot)
         peaks = peak_loads(coef, u)
         # ties go to the first listed: the thread, then the node's CPU, then its NIC
         load, which = float(peaks.thread), 0
@@ -234,9 +257,25 @@ class Evaluator:
             same_node=u.same_node,
             total=total,
             wire=u.wire,
-            max_rate=max_rate(load),
+            max_rate=max_rate(load) if spill_rate is None else spill_rate,
             bottleneck=bottleneck,
         )
+
+    def _spill_max_rate(self, slot_of: np.ndarray) -> tuple[float, np.ndarray]:
+        """:func:`core.simulator.spill.spill_max_rate` of a placement, kept for the latest
+        ``SPILL_KEPT`` placements (an analysis, its trace and its observations ask again)."""
+        key = slot_of.tobytes()
+        with self._spill_lock:
+            found = self._spill_cache.get(key)
+            if found is not None:
+                self._spill_cache.move_to_end(key)
+                return found
+        found = spill_max_rate(self.coef, slot_of)
+        with self._spill_lock:
+            self._spill_cache[key] = found
+            while len(self._spill_cache) > SPILL_KEPT:
+                self._spill_cache.popitem(last=False)
+        return found
 
     def node_utilisation(self, loads: Loads, rate: float) -> np.ndarray:
         """CPU utilisation of every node at ``rate`` (may exceed 1 above R*)."""
@@ -338,8 +377,8 @@ class Evaluator:
         Little's law instead), so they still order by their other terms. CPU
         contention uses the mean-field bound (exact on one core).
         """
-        loads = self.loads(slots)
         r0 = self.path.rate if rate is None else float(rate)
+        loads = self.loads(slots, r0)
         r_eff = min(r0, loads.max_rate)
         return Score(
             throughput=r_eff * self.path.visit_total,
@@ -349,22 +388,25 @@ class Evaluator:
         )
 
     def score_many(self, slots: np.ndarray, rate: float | None = None) -> list[Score]:
-        """:meth:`score` of every row of ``slots`` (B x E), in one numpy pass, bit-identical."""
+        """:meth:`score` of every row of ``slots`` (B x E), in one numpy pass, bit-identical
+        (under Storm 2's shuffle, whose routing moves with the rate, row by row)."""
+        if self.table.has_spill:
+            return [self.score(row, rate) for row in np.atleast_2d(np.asarray(slots))]
         return score_many(self.path, slots, rate)
 
     def evaluate(self, slots: np.ndarray, rate: float | None = None) -> Analysis:
         """The full :class:`Analysis` of one placement at offered rate ``rate``."""
-        loads = self.loads(slots)
-        nodes, t = self.nodes, self.table
         r0 = self.path.rate if rate is None else float(rate)
+        loads = self.loads(slots, r0)
+        nodes, t = self.nodes, self.table
         r_eff = min(r0, loads.max_rate)
         util = self.node_utilisation(loads, r_eff)
         executor_cpu = r_eff * loads.cpu
         if self.coef.fixed_cores is not None:
             executor_cpu = executor_cpu + self.coef.fixed_cores[t.exec_comp, loads.node_of]
         traffic, traffic_bytes = self._traffic(loads, r_eff)
-        heap = self.scenario.network.worker_heap_mb
-        memory, warnings = memory_by_node(nodes, loads.slot_of, self._mem, heap)
+        heap, used = self.scenario.network.worker_heap_mb, self._used_heap
+        memory, warnings = memory_by_node(nodes, loads.slot_of, self._mem, heap, used)
         return Analysis(
             rate=r0,
             effective_rate=r_eff,
@@ -385,16 +427,16 @@ class Evaluator:
             ),
             executor_cpu=dict(zip(self.executors, executor_cpu.tolist(), strict=True)),
             warnings=tuple(warnings),
-            violations=memory_violations(nodes, loads.slot_of, memory),
+            violations=self.memory_violations(loads.slot_of),
         )
 
     def memory_violations(self, slots: np.ndarray) -> tuple[str, ...]:
-        """:attr:`Analysis.violations` of a placement alone: its memory per node against
-        the nodes' RAM, without the rates, loads and latencies of :meth:`evaluate`."""
+        """:attr:`Analysis.violations` of a placement alone: the heap its workers use per
+        node against the nodes' RAM, without the rates, loads and latencies of
+        :meth:`evaluate`."""
         slot_of = np.asarray(slots, dtype=np.int64)
-        heap = self.scenario.network.worker_heap_mb
-        memory, _ = memory_by_node(self.nodes, slot_of, self._mem, heap)
-        return memory_violations(self.nodes, slot_of, memory)
+        used = heap_used_by_node(self.nodes, slot_of, self._mem, self._used_heap)
+        return memory_violations(self.nodes, slot_of, used)
 
     def _traffic(self, loads: Loads, rate: float) -> tuple[dict, dict]:
         """Tuples/s and bytes/s by locality class at ``rate``."""
@@ -407,6 +449,7 @@ class Evaluator:
         return dict(zip(names, tuples, strict=True)), dict(zip(names, size, strict=True))
 
 
+SPILL_KEPT = 64  # placements whose Storm 2 shuffle R* an Evaluator keeps
 EVALUATORS_KEPT = 16  # as many as core.problem keeps Problems
 _EVALUATORS: OrderedDict[str, Evaluator] = OrderedDict()
 _EVALUATORS_LOCK = Lock()

@@ -32,6 +32,7 @@ class RatePlan:
     n_entries: int
     n_streams: int
     weight_total: np.ndarray  # (S,)
+    spill: np.ndarray  # (S,) bool: Storm 2's shuffle (its kept share may be below 1)
 
 
 def rate_plan(table: StreamTable) -> RatePlan:
@@ -62,13 +63,17 @@ def rate_plan(table: StreamTable) -> RatePlan:
         n_entries=len(table.src_ex),
         n_streams=len(table.streams),
         weight_total=np.array([w.sum() for w in table.weights]),
+        spill=table.spill,
     )
 
 
-def placed_unit_rates(plan: RatePlan, worker_of: np.ndarray, workers: int) -> UnitRates:
+def placed_unit_rates(
+    plan: RatePlan, worker_of: np.ndarray, workers: int, keep: np.ndarray | None = None
+) -> UnitRates:
     """:func:`rates.unit_rates` of ``plan``'s table with executors in ``worker_of``.
 
-    ``workers`` is above every label in ``worker_of`` (e.g. the cluster's slots).
+    ``workers`` is above every label in ``worker_of`` (e.g. the cluster's slots);
+    ``keep`` (S, workers): Storm 2's shuffle's kept share per sender worker.
     """
     lam = plan.spout_share.copy()
     src_out = np.zeros(plan.n_entries)
@@ -85,7 +90,8 @@ def placed_unit_rates(plan: RatePlan, worker_of: np.ndarray, workers: int) -> Un
                     count = np.bincount(wd, minlength=workers)
                     count_d = count[wd]
                 wu = worker_of[u_lo:u_hi]
-                kept = np.where(count[wu] > 0, out, 0.0)
+                share = out * keep[k][wu] if keep is not None and plan.spill[k] else out
+                kept = np.where(count[wu] > 0, share, 0.0)
                 mass = np.bincount(wu, weights=kept, minlength=workers)
                 local_total[k] = _sum(kept)
                 out = out - kept
@@ -94,7 +100,7 @@ def placed_unit_rates(plan: RatePlan, worker_of: np.ndarray, workers: int) -> Un
             lam_d += total * weights
             src_out[s_lo:s_hi] = out
             out_total[k] = total
-    return UnitRates(lam, src_out, out_total, plan.weight_total, local_total)
+    return UnitRates(lam, src_out, out_total, plan.weight_total, local_total, keep)
 
 
 def row_bincount(keys: np.ndarray, weights: np.ndarray | None, bins: int) -> np.ndarray:

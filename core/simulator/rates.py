@@ -7,7 +7,10 @@ its source processes; a stream into Storm's acker (``__acker``) carries one
 ack per tuple processed (the spout's "init" message included), whatever the
 selectivity. How a stream's tuples split over the target's executors:
 
-- ``shuffle``: evenly, 1/p each;
+- ``shuffle``: evenly, 1/p each (Storm 0.x/1.x); under Storm 2
+  (``graph.locality_first``) like local-or-shuffle, each sender worker keeping
+  a share ``keep[k, w]`` (1 below saturation, :mod:`core.simulator.spill`) and
+  spreading the rest evenly;
 - ``fields``: the Zipf(``key_skew``) mass of the ``keys`` keys that hash to
   each executor (a fixed 64-bit mix of the key index, modulo p, standing for
   Storm's ``hashCode mod p``); acks are keyed by random 64-bit tuple ids, so
@@ -61,6 +64,17 @@ def stream_bytes(graph: TopologyGraph, stream: Stream) -> int:
     if is_ack_stream(stream):
         return graph.components[ACKER_ID].tuple_bytes
     return graph.components[stream.source].tuple_bytes
+
+
+def worker_first(graph: TopologyGraph, stream: Stream) -> bool:
+    """True when a sender keeps the stream's tuples in its own worker when it holds targets.
+
+    ``local-or-shuffle`` always; ``shuffle`` under Storm 2's locality-first
+    shuffle (``graph.locality_first``, :func:`core.topology.locality_first_shuffle`).
+    """
+    if stream.grouping == "local-or-shuffle":
+        return True
+    return stream.grouping == "shuffle" and graph.locality_first
 
 
 def visit_ratios(graph: TopologyGraph) -> dict[str, float]:
@@ -153,7 +167,8 @@ class StreamTable:
     dst_comp: np.ndarray  # (S,)
     multiplier: np.ndarray  # (S,) tuples per processed source tuple
     tuple_bytes: np.ndarray  # (S,) bytes per tuple
-    local: np.ndarray  # (S,) bool: local-or-shuffle
+    local: np.ndarray  # (S,) bool: kept in the sender's worker when it holds targets
+    spill: np.ndarray  # (S,) bool: Storm 2's shuffle, which spills what local targets can't take
     weights: tuple[np.ndarray, ...]  # per stream, one weight per target executor
     in_streams: tuple[tuple[int, ...], ...]  # per component, streams into it
     src_sid: np.ndarray  # (I,) source entries
@@ -167,6 +182,11 @@ class StreamTable:
     def has_local(self) -> bool:
         """True when some rate depends on the placement (local-or-shuffle)."""
         return bool(self.local.any())
+
+    @property
+    def has_spill(self) -> bool:
+        """True when some rate also depends on the rate (Storm 2's shuffle)."""
+        return bool(self.spill.any())
 
 
 def stream_table(graph: TopologyGraph) -> StreamTable:
@@ -206,7 +226,8 @@ def stream_table(graph: TopologyGraph) -> StreamTable:
         dst_comp=np.array([pos[s.target] for s in streams], dtype=np.int64),
         multiplier=np.array([stream_multiplier(graph, s) for s in streams], dtype=float),
         tuple_bytes=np.array([stream_bytes(graph, s) for s in streams], dtype=float),
-        local=np.array([s.grouping == "local-or-shuffle" for s in streams], dtype=bool),
+        local=np.array([worker_first(graph, s) for s in streams], dtype=bool),
+        spill=np.array([s.grouping == "shuffle" and graph.locality_first for s in streams], bool),
         weights=tuple(weights),
         in_streams=in_streams,
         src_sid=cat(src_sid).astype(np.int64) if streams else np.zeros(0, np.int64),
@@ -224,7 +245,9 @@ class UnitRates:
 
     ``src_out`` and ``out_total`` hold the rank-one (for local-or-shuffle:
     remote) part of each stream; ``local_total`` the part a local-or-shuffle
-    stream keeps inside the sender's worker.
+    stream keeps inside the sender's worker. ``keep``: for Storm 2's shuffle,
+    the share of its tuples each sender worker keeps (``keep[k, w]``, the rest
+    spread evenly over all targets); None when every such share is 1.
     """
 
     arrival: np.ndarray  # (E,) tuples each executor processes
@@ -232,9 +255,17 @@ class UnitRates:
     out_total: np.ndarray  # (S,)
     weight_total: np.ndarray  # (S,)
     local_total: np.ndarray  # (S,)
+    keep: np.ndarray | None = None  # (S, workers) kept share per sender worker
 
 
-def unit_rates(table: StreamTable, worker_of: np.ndarray | None = None) -> UnitRates:
+def kept_share(keep: np.ndarray | None, k: int, sender_worker: np.ndarray) -> np.ndarray | float:
+    """The share of stream k's tuples each sender keeps in its worker (1 when ``keep`` is None)."""
+    return 1.0 if keep is None else keep[k][sender_worker]
+
+
+def unit_rates(
+    table: StreamTable, worker_of: np.ndarray | None = None, keep: np.ndarray | None = None
+) -> UnitRates:
     """Arrival rate of every executor and send rate of every stream entry.
 
     Parameters
@@ -243,6 +274,9 @@ def unit_rates(table: StreamTable, worker_of: np.ndarray | None = None) -> UnitR
     worker_of : ndarray of int, optional
         Worker number of every executor (any labels, equal = same worker);
         required when a stream is local-or-shuffle.
+    keep : ndarray, shape (S, workers), optional
+        Storm 2's shuffle: the share each sender worker keeps (``keep[k, w]``,
+        read on spill streams only); default: all of it.
     """
     if table.has_local and worker_of is None:
         raise ValueError("local-or-shuffle rates depend on the placement: pass worker_of")
@@ -261,7 +295,8 @@ def unit_rates(table: StreamTable, worker_of: np.ndarray | None = None) -> UnitR
             if table.local[k]:
                 wu, wd = worker_of[start[u] : start[u + 1]], worker_of[ds]
                 count = np.bincount(wd, minlength=workers)
-                kept = np.where(count[wu] > 0, out, 0.0)
+                share = out * keep[k][wu] if keep is not None and table.spill[k] else out
+                kept = np.where(count[wu] > 0, share, 0.0)
                 mass = np.bincount(wu, weights=kept, minlength=workers)
                 local_total[k] = kept.sum()
                 out = out - kept
@@ -270,7 +305,7 @@ def unit_rates(table: StreamTable, worker_of: np.ndarray | None = None) -> UnitR
             src_out[table.src_start[k] : table.src_start[k + 1]] = out
             out_total[k] = out.sum()
     weight_total = np.array([w.sum() for w in table.weights])
-    return UnitRates(lam, src_out, out_total, weight_total, local_total)
+    return UnitRates(lam, src_out, out_total, weight_total, local_total, keep)
 
 
 def executor_rates(
@@ -287,7 +322,11 @@ def executor_rates(
 
 
 def executor_flows(
-    table: StreamTable, worker_of: np.ndarray | None, rate: float = 1.0, limit: int | None = None
+    table: StreamTable,
+    worker_of: np.ndarray | None,
+    rate: float = 1.0,
+    limit: int | None = None,
+    keep: np.ndarray | None = None,
 ) -> list[tuple[str, str, float]]:
     """Every non-zero executor-to-executor flow at offered rate ``rate``, tuples/s.
 
@@ -306,7 +345,7 @@ def executor_flows(
     list of (str, str, float)
         (sending executor, receiving executor, tuples/s), stream by stream.
     """
-    everything = flow_arrays(table, worker_of, rate)
+    everything = flow_arrays(table, worker_of, rate, keep)
     if everything is None:
         return []
     u, v, r = everything
@@ -319,10 +358,15 @@ def executor_flows(
     ]
 
 
-def flow_arrays(table: StreamTable, worker_of: np.ndarray | None, rate: float):
+def flow_arrays(
+    table: StreamTable,
+    worker_of: np.ndarray | None,
+    rate: float,
+    keep: np.ndarray | None = None,
+):
     """Sender, receiver (executor indices) and tuples/s of every non-zero flow, stream by
-    stream; None when the topology has no streams."""
-    rates = unit_rates(table, worker_of)
+    stream; None when the topology has no streams. ``keep``: as in :func:`unit_rates`."""
+    rates = unit_rates(table, worker_of, keep)
     start = table.comp_start
     src: list[np.ndarray] = []
     dst: list[np.ndarray] = []
@@ -335,6 +379,8 @@ def flow_arrays(table: StreamTable, worker_of: np.ndarray | None, rate: float):
             pair = np.outer(out, table.weights[k])
             lam_u = rates.arrival[us.start : us.stop] * table.multiplier[k] * rate
             wu, wd = worker_of[us.start : us.stop], worker_of[ds.start : ds.stop]
+            if table.spill[k]:
+                lam_u = lam_u * kept_share(keep, k, wu)
             same = wu[:, None] == wd[None, :]
             count = same.sum(axis=1, keepdims=True)
             pair += np.where(same, lam_u[:, None] / np.maximum(count, 1), 0.0)
