@@ -584,7 +584,7 @@ PAGEVIEW_ABSOLUTE = (
     "(paper 438-664%): four claims would come in, five go out"
 )
 PER_PROCESS_CPU = (
-    "the Storm 1.2.3 presets charge each worker JVM 0.0135 cores whatever its load, fitted "
+    "the Storm 1.2.3 presets charge each worker JVM 0.0153 cores whatever its load, fitted "
     "to page view's CPU gain (bench.calibrate); linear's 8 workers against 1 then give "
     "121% (measured 2026-11-25). The paper's 553.6% (521.6% non-LSP) and page view's "
     "52.32% together imply that page view's tuple work is about 14x linear's, where "

@@ -21,7 +21,7 @@ def test_adopted_worker_cpu_is_the_fit_and_reproduces_its_training_claim():
     assert STORM_1_2_3["worker_cpu_cores"] == pytest.approx(values["worker_cpu_cores"], rel=0.02)
     assert loss < 1e-4  # one constant, one figure: the fit is exact up to the grid
     (claim,) = WORKER_CPU.training()
-    adopted = claim_value(claim, WORKER_CPU, {"worker_cpu_cores": 0.0135})
+    adopted = claim_value(claim, WORKER_CPU, {"worker_cpu_cores": STORM_1_2_3["worker_cpu_cores"]})
     assert adopted == pytest.approx(claim.paper_value, rel=0.01)
 
 

@@ -15,6 +15,7 @@ from core.presets import preset
 from core.registry import SCHEDULERS, SchedulerError, feed, run_scheduler
 from core.report import flatten_result
 from core.simulator import observe, simulate
+from core.simulator.coefficients import capacity_cores
 
 
 def test_all_expands_to_the_registry_in_order():
@@ -106,8 +107,9 @@ def _per_node_observed_load(scenario, placement):
     """(observed utilisation x capacity, sum of observed executor loads) per node, Hz."""
     obs = scenario.observations
     out = {}
-    for n in scenario.cluster.nodes:
-        full = n.sockets * n.cores * n.ghz * 1e9
+    # a node's utilisation is of its capacity in cores (SMT threads at their yield)
+    for n, cores in zip(scenario.cluster.nodes, capacity_cores(scenario), strict=True):
+        full = cores * n.ghz * 1e9
         ran = sum(h for e, h in obs.executor_load_hz.items() if placement[e][0] == n.id)
         out[n.id] = (obs.node_cpu_util.get(n.id, 0.0) * full, ran)
     return out

@@ -88,8 +88,10 @@ def test_table_lists_every_row_and_the_counts():
     text = table(rows)
     ranged = [r for r in rows if r.ends is not None]
     assert ranged  # Table 4 names the i5 M 460 and i5-4460, whose per-clock factors have ranges
-    assert len(text.splitlines()) == len(rows) + 3
-    assert text.splitlines()[-2].startswith(f"{len(ranged)} claims re-run at both ends")
+    # header, a line per row, the re-run ends, the 120 orders' report, the counts
+    assert len(text.splitlines()) == len(rows) + 4
+    assert text.splitlines()[-3].startswith(f"{len(ranged)} claims re-run at both ends")
+    assert text.splitlines()[-2].startswith("TOP-Storm WordCount C1-C6: ")
     assert text.splitlines()[-1].startswith(f"{len(rows)} claims:")
 
 

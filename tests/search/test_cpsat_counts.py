@@ -10,6 +10,7 @@ from core.presets import preset
 from core.registry import run_scheduler
 from core.search import cpsat, cpsat_counts
 from core.simulator.capacity import Evaluator
+from tests.search.first_written import first_written
 
 
 def pipeline(rate=20000.0, p=(2, 3, 2), ghz=(3.0, 2.0), bandwidth_gbps=None):
@@ -144,7 +145,7 @@ def test_optimal_says_which_model_ran():
 
 def test_local_or_shuffle_keeps_the_better_of_start_and_relaxed_placement():
     # lf-diamond-x10-lsp: one proportional worker per node keeps every stream local
-    sc = preset("lf-diamond-x10-lsp")
+    sc = first_written(preset("lf-diamond-x10-lsp"))
     result = run_scheduler(sc, "optimal", {"time_limit": 1})
     assert result.details["status"] == "feasible (local-or-shuffle relaxed)"
     # the compute bound: 8 x 25 us per tuple on 8 x 6 cores

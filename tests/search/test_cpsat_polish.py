@@ -7,10 +7,11 @@ from core.presets import preset
 from core.search.enumeration import greedy_placement
 from core.search.polish import improve, load_profile
 from core.simulator.capacity import Evaluator
+from tests.search.first_written import first_written
 
 
 def start(name):
-    sc = preset(name)
+    sc = first_written(preset(name))
     ev = Evaluator(sc)
     return sc, ev, greedy_placement(ev, sc, len(ev.executors))
 
