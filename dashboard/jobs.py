@@ -166,6 +166,18 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a 0600 temporary file in the same
+    directory, renamed over ``path`` (a reader never sees half a file)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # created 0600
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
 class ResultCache(BaseCache):
     """Comparison results as JSON files in a private directory (see :func:`private_dir`):
     a Flask-Caching backend (``CACHE_TYPE = "dashboard.jobs.ResultCache"``).
@@ -230,13 +242,7 @@ class ResultCache(BaseCache):
         text = json.dumps({"key": key, "value": value})
         if len(text) > MAX_CACHED_BYTES:
             return False
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # created 0600
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_private(path, text)
         self._prune()
         return True
 

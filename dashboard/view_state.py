@@ -22,7 +22,6 @@ import logging
 import os
 import re
 import stat
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from core.presets import PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
 from core.settings import SettingsError, check_rate
 from dashboard import registry
-from dashboard.jobs import cache_dir, private_dir
+from dashboard.jobs import cache_dir, private_dir, write_private
 
 log = logging.getLogger(__name__)
 
@@ -345,13 +344,7 @@ class ViewStore:
         if path.exists():
             os.utime(path)  # recently used: pruned last
             return saved
-        fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")  # created 0600
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_private(path, text)
         self._prune()
         return saved
 
