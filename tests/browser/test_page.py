@@ -59,11 +59,11 @@ def test_every_scheduler_gets_a_dag_and_a_placement_headless(page):
 def test_editing_cores_and_parallelism_changes_the_placements(page):
     before = executor_slots(page, "top-storm")
     # The weakest node (i5-m460, row 4) becomes the strongest: TOP-Storm moves there.
-    edit_cell(page, ids.NODES_GRID, 4, "cores", 64)
+    edit_cell(page, ids.NODES_GRID, 4, "ghz", 40.1)
     wait_until(lambda: executor_slots(page, "top-storm") != before)
     assert any("i5-m460" in slot for slot in executor_slots(page, "top-storm").values())
-    # TOP-Storm Eq. 1 with Table 4's noOfFlop: 64 cores x 2.53 GHz x 5054 = 818,343.68
-    wait_until(lambda: cell_element(page, ids.NODES_GRID, 4, "processing_speed").text == "818343.7")
+    # TOP-Storm Eq. 1 with Table 4's noOfFlop: 4 logical CPUs x 40.1 GHz x 5054 = 810,661.6
+    wait_until(lambda: cell_element(page, ids.NODES_GRID, 4, "processing_speed").text == "810661.6")
 
     edit_cell(page, ids.COMPONENTS_GRID, 1, "parallelism", 16)  # split: 8 -> 16
     wait_until(lambda: executor_count(page, "even") == 36)
