@@ -62,6 +62,7 @@ from core.topology_set import (
     CPU_PCT_PER_CORE,
     MB_PER_GB,
     SetSchedule,
+    one_topology,
     schedule_set,
 )
 
@@ -136,22 +137,10 @@ def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _own_scenario(scenario: Scenario, topology: Topology) -> Scenario:
-    """One topology of the set alone on the whole cluster (its own component ids)."""
-    prefix = qualified(topology.name, "") if scenario.is_set else ""
-    own = {c.id for c in topology.components} | {ACKER_ID}
-    per_type = {
-        cid.removeprefix(prefix): prof
-        for cid, prof in scenario.profiling.per_type.items()
-        if cid.startswith(prefix) and cid.removeprefix(prefix) in own
-    }
-    return scenario.model_copy(
-        update={
-            "name": topology.name,
-            "topology": topology,
-            "topologies": None,
-            "observations": None,
-            "profiling": scenario.profiling.model_copy(update={"per_type": per_type}),
-        }
+    """One topology of the set alone on the whole cluster (its own component ids), without
+    observations: the sweep measures placements, it does not feed them."""
+    return one_topology(scenario, topology, scenario.cluster).model_copy(
+        update={"observations": None}
     )
 
 

@@ -279,7 +279,7 @@ def storm_order(topologies: Sequence[Topology]) -> list[Topology]:
     return sorted(topologies, key=lambda t: (t.priority, t.name))
 
 
-def _sub_scenario(scenario: Scenario, topology: Topology, cluster: Cluster) -> Scenario:
+def one_topology(scenario: Scenario, topology: Topology, cluster: Cluster) -> Scenario:
     """One topology of the set alone on (what is left of) the cluster; references by
     qualified id (``topology/component``) become the topology's own ids."""
     prefix = qualified(topology.name, "")
@@ -396,7 +396,7 @@ def _sequential(
                 explain_unfit(topo, residual, reason, scheduler),
             )
             continue
-        sub = _sub_scenario(scenario, topo, residual.cluster())
+        sub = one_topology(scenario, topo, residual.cluster())
         if rate is not None:
             sub = feed(sub, spec, rate)
         own = _share_limit(scheduler, _params(scheduler, topo, params), topo, scenario)
@@ -506,7 +506,7 @@ def _toss(
     rates: dict[str, Any] = {}
     for topo in order:
         resolved = resolve_params(spec, _params("toss", topo, params))
-        problem = problem_of(_sub_scenario(scenario, topo, scenario.cluster))
+        problem = problem_of(one_topology(scenario, topo, scenario.cluster))
         graph = problem.graph
         workers = topo.workers or len(nodes)
         alphas = check_alphas(resolved.get("alphas") or []) or [1.0 / workers] * workers
