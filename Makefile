@@ -47,8 +47,10 @@ flink-fixtures: $(FLINK_STAMP)
 run: setup
 	$(VENV)/bin/slotscope dashboard --host $(HOST) --port $(PORT)
 
+# Two workers on a 2-core machine (pytest-xdist); TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: setup browser-deps flink-venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 # Refresh docs/screenshot.png (the README's picture); `make test` never writes it.
 screenshot: setup browser-deps

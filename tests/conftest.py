@@ -64,3 +64,18 @@ def spark():
 
     session = runner.get_session()
     yield session
+
+
+# `make test` runs the suite on two pytest-xdist workers (--dist loadgroup). The
+# browser tests share one dash_duo port and one Chromium per run, and the standalone
+# Spark cluster tests start JVMs of their own: each group runs on one worker, in order,
+# while the other worker takes the rest.
+SERIAL_GROUPS = {"browser": "browser", "cluster": "spark-cluster"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker, group in SERIAL_GROUPS.items():
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
