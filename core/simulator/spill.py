@@ -29,16 +29,17 @@ loads are taken once with every share at 1 and once with each (stream,
 worker) share moved (:class:`Linear`: one placement pass per share), and the
 fixed point is solved on that affine model by Newton steps on the shares
 whose targets are full. When spilling streams feed each other the loads are
-polynomial in the shares: the model is taken again at the solution, once.
+polynomial in the shares: the model is taken again at the solution (at most 3 models).
 
 R* is then the largest R at which that steady state fits every thread, node
-CPU and NIC (:func:`spill_max_rate`, by bisection from the rate at which the
-all-local routing saturates). Left out: the host and rack scopes (a worker
-without targets spreads over all of them at once: exact with one worker of
-the topology per node on one rack), the weights that steer the widened scope
-away from its loaded targets (the spill here is even), and the scope's
-oscillation (STORM-3602, fixed after 2.0.0): docs/model.md, "Storm 2.0.0's
-shuffle".
+CPU and NIC (:func:`spill_max_rate`: the steady state followed as R rises,
+piece by piece in closed form, checked by settling just below and above;
+bisection from the all-local R* where that path is degenerate). Left out:
+the host and rack scopes (a worker without targets spreads over all of them
+at once: exact with one worker of the topology per node on one rack), the
+weights that steer the widened scope away from its loaded targets (the spill
+here is even), and the scope's oscillation (STORM-3602, fixed after 2.0.0):
+docs/model.md, "Storm 2.0.0's shuffle".
 """
 
 from __future__ import annotations
@@ -59,12 +60,17 @@ from core.simulator.placed_rates import placed_unit_rates
 from core.simulator.rates import UnitRates
 
 NEWTON_STEPS = 50  # steps towards the kept shares at one rate
-FIT_STEPS = 8  # ... when asking whether a rate fits (not settled by then: it does not)
+FIT_STEPS = 20  # ... when asking whether a rate fits (not settled by then: it does not)
 SPILL_TOL = 1e-9  # ... until every full target is this close to utilisation 1
-FIT_TOL = 1e-6  # a steady state fits when every load x R is at most 1 + this
-BISECT_STEPS = 12  # R* to 2^-12 of the bracket (0.02% of the all-local R*)
+FIT_TOL = 1e-9  # a steady state fits when every load x R is at most 1 + this
+BISECT_STEPS = 30  # R* to 2^-30 of the bracket when the path is not followed exactly
 MAX_DOUBLINGS = 8  # R* at most 2^8 x the all-local R*
 AFFINE_TOL = 1e-9  # the affine model is exact when it predicts the loads this closely
+MODEL_PASSES = 3  # affine models taken (at the shares found) until one is exact
+PATH_STEPS = 64  # pieces of the path in s = 1/R before giving up on following it
+TIE = 1e-9  # loads this close (relative) to s are at their bound
+EDGE = 1e-7  # the path's R* is checked by settling this close below and above it
+EDGE_STEPS = 6  # ... above it from the shares just below: not settled by then, it does not fit
 
 
 def placed(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray | None):
@@ -142,6 +148,16 @@ def linear(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray) -> Linear:
     return Linear(stream_a, worker_a, keep, at, base, grad, padded)
 
 
+def _groups(top: np.ndarray, cols: np.ndarray, x: np.ndarray):
+    """Active pairs ``cols`` grouped by busiest target: the targets (G,), each pair's group,
+    and the (P, G) matrix of the pairs' current shares per group (a group moves at the
+    ratio of its shares: Storm's update ``keep <- keep / rho`` scales them alike)."""
+    tops, group = np.unique(top[cols], return_inverse=True)
+    scale = np.zeros((len(x), len(tops)))
+    scale[cols, group] = np.maximum(x[cols], 1e-300)
+    return tops, group, scale
+
+
 def settle(
     model: Linear, rate: float, x: np.ndarray, steps: int = NEWTON_STEPS
 ) -> tuple[np.ndarray, bool]:
@@ -149,13 +165,15 @@ def settle(
 
     A pair whose busiest target is over utilisation 1, or that keeps less
     than everything, is active. Active pairs whose rho grows with their own
-    share solve ``rho_p = 1`` together by Newton steps (the Jacobian of their
-    rho over their shares), clipped to [0, 1]; one whose rho does not grow
-    with its share (spilling loads its own node with serialisation) spills
-    everything while its targets are full and keeps everything otherwise. A
-    pair at 1 with rho <= 1 keeps everything, one at 0 with rho >= 1 spills
-    everything. Returns the shares and whether they settled within ``steps``
-    (above R* they need not: no share makes every target keep up).
+    share solve ``rho = 1`` by Newton steps, clipped to [0, 1]; pairs with the
+    same busiest target (workers of one node, its CPU full) share one
+    equation and move together at the ratio of their shares, as Storm's update
+    ``keep <- keep / rho`` moves them. One whose rho does not grow with its
+    share (spilling loads its own node with serialisation) spills everything
+    while its targets are full and keeps everything otherwise. A pair at 1
+    with rho <= 1 keeps everything, one at 0 with rho >= 1 spills everything.
+    Returns the shares and whether they settled within ``steps`` (above R*
+    they need not: no share makes every target keep up).
     """
     rows = np.arange(len(x))
     watch, grad, base, at = model.watch, model.grad, model.base, model.at
@@ -174,12 +192,16 @@ def settle(
             new[flat] = np.where(rho[flat] > 1.0, 0.0, 1.0)
         cols = np.flatnonzero(rising)
         if len(cols):
-            jac = rate * grad[top[cols][:, None], cols]
+            tops, group, scale = _groups(top, cols, x)
+            jac = rate * (grad[tops] @ scale)
+            first = cols[np.unique(group, return_index=True)[1]]
             try:
-                step = np.linalg.solve(jac, 1.0 - rho[cols])
+                step = np.linalg.solve(jac, 1.0 - rho[first])
             except np.linalg.LinAlgError:
-                step = x[cols] / rho[cols] - x[cols]
-            new[cols] = np.clip(x[cols] + step, 0.0, 1.0)
+                step = 1.0 / rho[first] - 1.0
+            step = np.nan_to_num(step, nan=0.0, posinf=1.0, neginf=-1.0)[group]
+            grown = x[cols] * (1.0 + step)
+            new[cols] = np.clip(np.where(x[cols] > 0.0, grown, step), 0.0, 1.0)
         moved = np.abs(new - x).max()
         x = new
         if moved <= SPILL_TOL:
@@ -206,39 +228,134 @@ def spill_keep(
     if rate * float(resources(coef, u).max(initial=0.0)) <= 1.0:
         return keep, r, u  # no target is full: nothing spills (what settle finds at once)
     model = linear(coef, slot_of, keep)
-    x = settle(model, rate, model.at)[0]
-    r, u, exact = _exact(model, coef, slot_of, x)
-    if not exact:  # spilling streams feed each other: once more around the solution
+    for rounds in range(1, MODEL_PASSES + 1):
+        found = _path(model, 1.0 / rate)  # the state reached as R rises, polished by settle
+        x = settle(model, rate, found[1] if found is not None and not found[2] else model.at)[0]
+        r, u, exact = _exact(model, coef, slot_of, x)
+        if exact or rounds == MODEL_PASSES:  # else spilling streams feed each other: again
+            break
         model = linear(coef, slot_of, model.shares(x))
-        x = settle(model, rate, model.at)[0]
-        r, u, _ = _exact(model, coef, slot_of, x)
     return model.shares(x), r, u
 
 
-def _max_rate(model: Linear) -> tuple[float, np.ndarray]:
-    """R* on the affine model, and the pairs' shares there: bisection between the rate at
-    which the shares the model was taken at saturate and a doubling that does not fit."""
-    x = model.at
-    peak = float(model.base.max(initial=0.0))
-    low = max_rate(peak)
-    if not 0 < low < np.inf:
-        return low, x
-    if not (model.grad[model.base >= peak * (1.0 - FIT_TOL)] > 0).any():
-        return low, x  # no share, kept less, unloads a busiest bound: spilling cannot help
+def _fits(
+    model: Linear, rate: float, start: np.ndarray, steps: int = FIT_STEPS
+) -> tuple[bool, np.ndarray]:
+    """Whether the steady state at ``rate`` (settled from ``start`` within ``steps``)
+    fits every bound, and its shares."""
+    shares, settled = settle(model, rate, start, steps)
+    return settled and float(model.loads(shares).max()) * rate <= 1.0 + FIT_TOL, shares
 
-    def fits(rate: float, start: np.ndarray) -> tuple[bool, np.ndarray]:
-        shares, settled = settle(model, rate, start, FIT_STEPS)
-        return settled and float(model.loads(shares).max()) * rate <= 1.0 + FIT_TOL, shares
 
+def _enter(
+    model: Linear,
+    member: np.ndarray,
+    loads: np.ndarray,
+    s: float,
+    mode: np.ndarray,
+    top: np.ndarray,
+) -> bool:
+    """At ``s``, the pairs whose targets reach their bound join the active set (or move
+    their busiest target to the one that reached it); ``member[m, p]``: pair p watches
+    load m. False when a load reaches its bound that no pair's share can hold there:
+    R* = 1 / s."""
+    grad = model.grad
+    for m in np.flatnonzero(loads >= s * (1.0 - TIE)).tolist():
+        pairs = np.flatnonzero(member[m])
+        if (mode[pairs] & (top[pairs] == m)).any():
+            continue
+        held = pairs[grad[m, pairs] > 0]
+        if not len(held):
+            return False
+        mode[held], top[held] = True, m
+    return True
+
+
+def _path(model: Linear, until: float = 0.0) -> tuple[float, np.ndarray, bool] | None:
+    """R* on the affine model by following the steady state as R rises, the shares there
+    and True; or, when ``until`` (s = 1/R) comes first, that rate, its shares and False;
+    None when the path is degenerate (then :func:`_bisect`).
+
+    In s = 1/R, between two events the active pairs (grouped by busiest target,
+    :func:`_groups`) solve ``load_top(x) = s``: the shares and every load are affine in s.
+    Events as s falls: a load reaches s (its pairs join, :func:`_enter`, or R* = 1/s when
+    none can hold it), an active share reaches 1 (it keeps everything again) or 0 (its
+    targets cannot be held any more: R* = 1/s).
+    """
+    grad, base, watch = model.grad, model.base, model.watch
+    x = np.ones(len(model.at))
+    loads = model.loads(x)
+    s = float(loads.max(initial=0.0))
+    floor = s * 2.0 ** -(MAX_DOUBLINGS + 1)
+    mode = np.zeros(len(x), bool)  # active
+    top = np.full(len(x), -1)
+    stuck = 0  # events in a row at the same s
+    member = np.zeros((len(base), len(x)), bool)
+    member[watch, np.arange(len(x))[:, None]] = True
+    for _ in range(PATH_STEPS):
+        if not _enter(model, member, loads, s, mode, top):
+            return 1.0 / s, x, True
+        cols = np.flatnonzero(mode)
+        tops, group, scale = _groups(top, cols, x)
+        fixed = np.where(mode, 0.0, x)
+        c = base + grad @ (fixed - model.at)
+        h = grad @ scale
+        try:
+            ya, yb = np.linalg.solve(h[tops], np.stack([np.ones(len(tops)), c[tops]], 1)).T
+        except np.linalg.LinAlgError:
+            return None
+        if not (np.isfinite(ya).all() and np.isfinite(yb).all()):
+            return None
+        slope, x0 = h @ ya, c - h @ yb  # loads = x0 + slope * s
+        x_slope, x_zero = scale @ ya, fixed - scale @ yb  # shares likewise
+        # loads moving with an active pair's busiest target are not events
+        near = watch[cols]
+        same = np.abs(loads[near] - s) <= TIE * s
+        flat = slope[near] <= slope[top[cols]][:, None] + TIE * np.abs(slope).max()
+        follow = np.zeros(len(c), bool)
+        follow[near[same & flat]] = True
+        follow[tops] = True
+        room = s - loads  # >= 0; closes at 1 - slope per unit fall of s
+        closing = (1.0 - slope > 0) & ~follow
+        fall = [s - max(floor, until)]
+        if closing.any():
+            fall.append(float((np.maximum(room[closing], 0.0) / (1.0 - slope[closing])).min()))
+        xs = x_zero[cols] + x_slope[cols] * s
+        down, up = x_slope[cols] > 0, x_slope[cols] < 0
+        if down.any():
+            fall.append(float((xs[down] / x_slope[cols][down]).min()))
+        if up.any():
+            fall.append(float(((1.0 - xs[up]) / -x_slope[cols][up]).min()))
+        step = max(min(fall), 0.0)
+        stuck = stuck + 1 if step <= TIE * s else 0
+        if stuck > len(x) + 1:  # pairs join and leave at once: none can hold its targets
+            return 1.0 / s, x, True
+        s -= step
+        if s <= floor:
+            return None
+        x = np.clip(x_zero + x_slope * s, 0.0, 1.0)
+        loads = x0 + slope * s
+        if (x[cols] <= TIE).any():
+            return 1.0 / s, x, True
+        if s <= until * (1.0 + 1e-12):
+            return 1.0 / s, x, False
+        back = cols[x[cols] >= 1.0 - TIE]
+        mode[back], x[back] = False, 1.0
+    return None
+
+
+def _bisect(model: Linear, low: float, x: np.ndarray) -> tuple[float, np.ndarray]:
+    """R* on the affine model by doublings of ``low`` while they fit, then bisection,
+    each rate settled from the shares of the last that fit."""
     high = 2.0 * low
     for _ in range(MAX_DOUBLINGS):
-        ok, shares = fits(high, x)
+        ok, shares = _fits(model, high, x)
         if not ok:
             break
         low, x, high = high, shares, 2.0 * high
     for _ in range(BISECT_STEPS):
         mid = 0.5 * (low + high)
-        ok, shares = fits(mid, x)
+        ok, shares = _fits(model, mid, x)
         if ok:
             low, x = mid, shares
         else:
@@ -246,17 +363,38 @@ def _max_rate(model: Linear) -> tuple[float, np.ndarray]:
     return low, x
 
 
+def _max_rate(model: Linear) -> tuple[float, np.ndarray]:
+    """R* on the affine model and the pairs' shares there: the path (:func:`_path`) when
+    settling confirms it just below and above, else :func:`_bisect`."""
+    x = model.at
+    peak = float(model.base.max(initial=0.0))
+    low = max_rate(peak)
+    if not 0 < low < np.inf:
+        return low, x
+    if not (model.grad[model.base >= peak * (1.0 - FIT_TOL)] > 0).any():
+        return low, x  # no share, kept less, unloads a busiest bound: spilling cannot help
+    found = _path(model)
+    if found is not None:
+        rate, shares, _ = found
+        below, kept = _fits(model, rate * (1.0 - EDGE), shares)
+        if below and (rate <= low or not _fits(model, rate * (1.0 + EDGE), kept, EDGE_STEPS)[0]):
+            return rate, shares
+    return _bisect(model, low, x)
+
+
 def spill_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.ndarray]:
     """R* of a placement under Storm 2's shuffle, and the kept shares at R*.
 
     The largest rate whose steady state (:func:`spill_keep`) fits every
-    thread, node CPU and NIC, by bisection between the all-local R* (which
-    fits: nothing spills there) and a rate that does not fit, on the affine
-    model of the loads (taken again at the solution when it was not exact).
+    thread, node CPU and NIC, followed as R rises on the affine model of the
+    loads (:func:`_path`; bisection where that path is degenerate), the model
+    taken again at the solution until it is exact there (``MODEL_PASSES``).
     """
     model = linear(coef, slot_of, all_kept(coef))
     rate, x = _max_rate(model)
-    if len(x) and 0 < rate < np.inf and not _exact(model, coef, slot_of, x)[2]:
+    for _ in range(MODEL_PASSES - 1):
+        if not (len(x) and 0 < rate < np.inf) or _exact(model, coef, slot_of, x)[2]:
+            break
         model = linear(coef, slot_of, model.shares(x))
         rate, x = _max_rate(model)
     return rate, model.shares(x)

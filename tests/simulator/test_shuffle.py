@@ -159,3 +159,65 @@ def test_storm_2_below_the_local_bound_keeps_everything_and_loads_as_placed():
     assert np.array_equal(r.arrival, r_ref.arrival) and np.array_equal(u.cpu, u_ref.cpu)
     k = int(np.flatnonzero(ev.table.spill)[0])
     assert spill_keep(ev.coef, slot_of, 11_000.0)[0][k, 0] == pytest.approx(20_000 / 11_000 - 1)
+
+
+def _reference_max_rate(model, step=1.02):
+    """R* on an affine model the slow way: R raised in 2% steps from the all-local R*, the
+    steady state settled warm at each with many steps (the quasi-static path), then 30
+    bisections in the last step."""
+    from core.simulator.spill import max_rate, settle
+
+    def fits(rate, start):
+        x, ok = settle(model, rate, start, 200)
+        return ok and float(model.loads(x).max()) * rate <= 1.0 + 1e-10, x
+
+    rate = max_rate(float(model.base.max()))
+    x = np.ones(len(model.at))
+    while True:
+        ok, shares = fits(rate * step, x)
+        if not ok:
+            break
+        rate, x = rate * step, shares
+    low, high = rate, rate * step
+    for _ in range(30):
+        ok, shares = fits(0.5 * (low + high), x)
+        low, high, x = (0.5 * (low + high), high, shares) if ok else (low, 0.5 * (low + high), x)
+    return low
+
+
+def _wordcount_samples(count: int):
+    ev = evaluator_of(preset("wordcount"))
+    rng = np.random.default_rng(7)
+    return ev, [rng.integers(0, ev.nodes.slots // 4, len(ev.executors)) for _ in range(count)]
+
+
+def test_storm_2_max_rate_is_the_slow_reference():
+    """R* followed along the path equals the stepwise reference on dense wordcount
+    placements, where workers of one node share its CPU (the old bisection gave up on those
+    pairs within its 8 Newton steps and answered up to 30% low)."""
+    from core.simulator.spill import _max_rate, all_kept, linear
+
+    ev, rows = _wordcount_samples(4)
+    checked = 0
+    for slot_of in rows:
+        model = linear(ev.coef, slot_of, all_kept(ev.coef))
+        if not len(model.at):
+            continue
+        assert _max_rate(model)[0] == pytest.approx(_reference_max_rate(model), rel=1e-4)
+        checked += 1
+    assert checked >= 3
+
+
+def test_storm_2_max_rate_is_the_edge_of_the_steady_state():
+    """At R* the kept shares fit every bound; just above, the steady state does not."""
+    from core.simulator.spill import FIT_STEPS, linear, placed, resources, settle, spill_max_rate
+
+    ev, rows = _wordcount_samples(40)
+    for slot_of in rows:
+        rate, keep = spill_max_rate(ev.coef, slot_of)
+        assert rate * resources(ev.coef, placed(ev.coef, slot_of, keep)[1]).max() <= 1 + 1e-8
+        model = linear(ev.coef, slot_of, keep)
+        if len(model.at):
+            above = rate * (1 + 1e-6)
+            x, ok = settle(model, above, model.at, FIT_STEPS * 10)
+            assert not ok or model.loads(x).max() * above > 1 + 1e-9
