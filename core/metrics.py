@@ -10,6 +10,9 @@ given, by default equal to the inter-worker one).
 - coupling = sum over every executor of its maximum closeness to another
   executor of its own component (0 for a component with one executor).
   Lower = more fairness (instances spread out).
+- Both count the topology's own components: Storm's acker (``__acker``) and
+  the streams into it are left out, as the paper computes them over the
+  job's POs (Fig. 6's figures hold only without them).
 
 Edge locality counts executor-level edges (see
 :func:`core.topology.executor_edges`) by where their ends sit; counts come
@@ -30,6 +33,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from core.model import ACKER_ID
 from core.placement import Schedule
 from core.topology import TopologyGraph
 
@@ -93,6 +97,8 @@ def cohesion_coupling(
     distances = (intra_worker, inter_worker, inter_worker if inter_node is None else inter_node)
     cohesion = 0.0
     for s in graph.streams:
+        if s.target == ACKER_ID:  # the paper's Eq. 1 and 2 count the job's POs, not Storm's
+            continue
         down = graph.executors(s.target)
         workers = {placement[e] for e in down}
         nodes = {placement[e][0] for e in down}
@@ -102,7 +108,7 @@ def cohesion_coupling(
     coupling = 0.0
     for c in graph.order:
         execs = graph.executors(c)
-        if len(execs) < 2:
+        if len(execs) < 2 or c == ACKER_ID:
             continue
         per_worker = Counter(placement[e] for e in execs)
         per_node = Counter(placement[e][0] for e in execs)

@@ -287,7 +287,7 @@ def problem_of(
     >>> from core.presets import preset
     >>> p = problem_of(preset("lf-linear"))
     >>> p is problem_of(preset("lf-linear")), p.service_s.shape
-    (True, (8, 8))
+    (True, (9, 8))
     """
     if isinstance(scenario, Problem):
         if costs == scenario.costs:

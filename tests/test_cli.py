@@ -32,10 +32,12 @@ def test_schedule_json_follows_the_contract(capsys):
     doc = json.loads(out)
     assert set(doc) >= SCHEDULE_KEYS
     assert doc["scheduler"] == "even" and doc["status"] == "ok"
-    assert doc["parallelism"] == {f"c{i}": i for i in range(1, 9)}
-    assert len(doc["assignments"]) == 36
+    # the L/F presets run Storm 1.2.3's default of one acker per worker (W = 8)
+    assert doc["parallelism"] == {**{f"c{i}": i for i in range(1, 9)}, "__acker": 8}
+    assert len(doc["assignments"]) == 36 + 8
     first = doc["assignments"][0]
-    assert first == {"executor": "c1#0", "component": "c1", "node": "n1", "slot": 0}
+    # Storm's task-id order takes components by id: "__acker" sorts before "c1"
+    assert first == {"executor": "__acker#0", "component": "__acker", "node": "n1", "slot": 0}
     node = doc["nodes"][0]
     assert set(node) == {"id", "processing_speed", "computation_power", "power_rank", "slots_used"}
     # L/F's nodes (E5-2620 v3): 1 socket x 12 hardware threads x 2.4 GHz x 16 FLOPs/cycle,
@@ -75,7 +77,7 @@ def test_power_rank_shares_ranks_and_uses_alpha(tmp_path, capsys):
 def test_schedule_table_is_readable(capsys):
     code, out, _ = run(capsys, "schedule", "lf-linear", "--scheduler", "even")
     assert code == 0
-    assert out.startswith("even: ok  (8 executors on 8 nodes, 8 slots")
+    assert out.startswith("even: ok  (16 executors on 8 nodes, 8 slots")  # 8 + 8 ackers
     assert "cohesion 0.175" in out
 
 

@@ -266,9 +266,11 @@ def test_lf_synthetic_workloads_are_table_3_with_and_without_lsp(shape, scale):
     for lsp, grouping in ((False, "shuffle"), (True, "local-or-shuffle")):
         sc = preset(f"lf-{shape}{suffix}" + ("-lsp" if lsp else ""))
         graph = build_graph(sc)
-        assert [graph.parallelism[c] for c in graph.order] == [p * scale for p in table_3]
-        assert {s.grouping for s in graph.streams} == {grouping}
+        order = [c for c in graph.order if c != ACKER_ID]
+        assert [graph.parallelism[c] for c in order] == [p * scale for p in table_3]
+        assert {s.grouping for s in sc.topology.streams} == {grouping}
         assert sc.workers == 8 * scale
+        assert sc.topology.ackers == sc.workers  # Storm 1.2.3's default: one per worker
         assert sc.workload.rate == 1000 * table_3[0] * scale  # 1 msg/ms per PO1 instance
         assert {c.tuple_bytes for c in sc.topology.components} == {1024 + 30}  # 1 KB
         assert {c.selectivity for c in sc.topology.components} == {1.0}
@@ -278,8 +280,9 @@ def test_lf_synthetic_workloads_are_table_3_with_and_without_lsp(shape, scale):
 def test_pageview_is_the_lf_four_stage_chain(name):
     sc = preset(name)
     graph = build_graph(sc)
-    assert graph.order == ("source", "view", "count", "sink")
-    assert set(graph.parallelism.values()) == {4}
+    assert graph.order == ("source", "view", "count", "sink", ACKER_ID)
+    assert {graph.parallelism[c] for c in graph.order[:4]} == {4}
+    assert graph.parallelism[ACKER_ID] == sc.workers == 8  # Storm 1.2.3: one per worker
     assert graph.stream("source", "view").grouping == "local-or-shuffle"
     assert graph.stream("view", "count").grouping == "fields"
     assert graph.stream("view", "count").keys == 3

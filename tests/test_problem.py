@@ -29,11 +29,12 @@ def test_equal_content_parsed_twice_shares_one_problem():
 
 def test_a_problem_holds_the_graph_nodes_and_costs_of_its_scenario():
     p = problem_of(preset("lf-linear"))
-    assert p.graph.order == ("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
+    # the 8 POs, then Storm 1.2.3's acker, fed by every one of them (one per worker)
+    assert p.graph.order == ("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "__acker")
     assert p.nodes.ids == tuple(f"n{i}" for i in range(1, 9))
     # 20 us per tuple on the 3.0 GHz reference (Skylake) core; the E5-2620 v3 at 2.4 GHz
     # with Haswell's 0.925 of Skylake's work per clock (core/cpus.py): 20 x 3.0 / 2.22 us
-    assert p.service_s.shape == (8, 8)
+    assert p.service_s.shape == (9, 8)  # 8 POs and the acker, on 8 nodes
     assert abs(p.service_s[0, 0] - 20e-6 * 3.0 / (2.4 * 0.925)) < 1e-15
 
 

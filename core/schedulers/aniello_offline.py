@@ -168,7 +168,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> from core.presets import preset
     >>> out = schedule(preset("lf-linear"), DEFAULTS)
     >>> [(a.executor, a.node, a.slot) for a in out.assignments][:2]
-    [('c1#0', 'n1', 0), ('c2#0', 'n2', 0)]
+    [('c1#0', 'n1', 0), ('c2#0', 'n1', 0)]
     """
     problem = problem_of(problem)
     scenario = problem.scenario

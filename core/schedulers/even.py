@@ -37,7 +37,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> from core.presets import preset
     >>> out = schedule(preset("lf-linear"), {})
     >>> [(a.executor, a.node) for a in out.assignments][:2]
-    [('c1#0', 'n1'), ('c2#0', 'n2')]
+    [('__acker#0', 'n1'), ('__acker#1', 'n2')]
     """
     problem = problem_of(problem)
     scenario = problem.scenario

@@ -236,7 +236,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     >>> from core.presets import preset
     >>> out = schedule(preset("lf-linear"), {"alpha": 0.8})
     >>> sorted({a.node for a in out.assignments})
-    ['n1', 'n2', 'n3', 'n4']
+    ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8']
     """
     problem = problem_of(problem)
     scenario = problem.scenario

@@ -129,7 +129,7 @@ class Evaluator:
     >>> ev = Evaluator(sc)
     >>> slots = ev.encode(run_scheduler(sc, "even").placement())
     >>> ev.score(slots, rate=1000.0).throughput
-    8000.0
+    16000.0
     """
 
     def __init__(

@@ -1,5 +1,5 @@
-"""A large placement in a browser (lf-diamond-x10, 400 executors on 80 slots): flat maps
-of slot pies, drill-down, what-if and compare outlines on them."""
+"""A large placement in a browser (lf-diamond-x10, 400 executors and 80 ackers on 80 slots):
+flat maps of slot pies, drill-down, what-if and compare outlines on them."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_aggregated_slots_drill_down_and_a_node_box_fails_its_node(x10):
     _tap(x10, "even", "slot:n1:0")
     drill = json.dumps(ids.drill_id("even"), separators=(",", ":"), sort_keys=True)
     text = "return document.getElementById(arguments[0]).textContent"
-    wait_until(lambda: "n1 slot 0 holds 5 executors" in x10.driver.execute_script(text, drill))
+    wait_until(lambda: "n1 slot 0 holds 6 executors" in x10.driver.execute_script(text, drill))
     _tap(x10, "even", "node:n1")
     wait_until(lambda: "n1 fails" in x10.find_element(f"#{ids.WHATIF_RESULT}").text)
     assert x10.get_logs() == []

@@ -122,7 +122,7 @@ def test_a_bad_upload_is_refused_with_a_message(page, tmp_path):
 
     page.select_dcc_dropdown(f"#{ids.PRESET}", value="lf-linear")  # a preset replaces it all
     wait_until(lambda: page.find_element(f"#{ids.SCENARIO_TITLE}").text == "lf-linear")
-    wait_until(lambda: executor_count(page, "even") == 8)
+    wait_until(lambda: executor_count(page, "even") == 16)  # 8 components, 8 ackers
     assert page.find_element(f"#{ids.BAR_MESSAGE}").text == ""
     assert "preset=lf-linear" in page.driver.current_url
 

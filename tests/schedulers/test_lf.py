@@ -3,6 +3,7 @@
 import pytest
 
 from core.metrics import schedule_metrics
+from core.model import with_changes
 from core.presets import preset
 from core.registry import SchedulerError, run_scheduler
 from core.topology import build_graph
@@ -35,12 +36,18 @@ def test_lf_linear_keeps_the_whole_pipeline_in_one_worker():
     assert schedule_metrics(result, build_graph(sc)).cohesion == 7.0
 
 
+def without_ackers(name: str):
+    """A preset with its topology alone, the paper's POs without Storm's ackers."""
+    sc = preset(name)
+    return with_changes(sc, topology=sc.topology.model_copy(update={"ackers": 0}))
+
+
 def test_lf_star_cuts_fourteen_pipelines_and_deals_them_round_robin():
-    # star 8,6,4,2,2,4,6,8: pipelines 1-2 take c1..c8; 3-4 stop at exhausted c4
-    # (c1..c3); 5-6 c1,c2; 7-8 c1 alone; then the walk starts at c6 (c4, c5 gone):
-    # 9-10 c6..c8; 11-12 c7,c8; 13-14 c8. 8 single-slot nodes -> n1..n8 in id order,
-    # pipeline i (from 0) -> slot i mod 8: pipeline 9 (c6#2, c7#2, c8#2) back on n1.
-    result = run_scheduler(preset("lf-star"), "lf")
+    # star 8,6,4,2,2,4,6,8 without ackers: pipelines 1-2 take c1..c8; 3-4 stop at
+    # exhausted c4 (c1..c3); 5-6 c1,c2; 7-8 c1 alone; then the walk starts at c6 (c4, c5
+    # gone): 9-10 c6..c8; 11-12 c7,c8; 13-14 c8. 8 single-slot nodes -> n1..n8 in id
+    # order, pipeline i (from 0) -> slot i mod 8: pipeline 9 (c6#2, c7#2, c8#2) back on n1.
+    result = run_scheduler(without_ackers("lf-star"), "lf")
     placement = result.placement()
     assert result.details["pipelines"] == 14
     assert result.decisions[2].startswith("pipeline 3 of 14 (c1#2, c2#2, c3#2) -> n3 slot 0")
@@ -126,14 +133,54 @@ def test_lf_bridge_keeps_fig6a_cohesion_gains(shape, gain_pct):
     assert round((lf / even - 1) * 100, 2) == gain_pct
 
 
-def test_lf_text_walk_on_star_couples_more_than_fig6b():
+def test_lf_text_walk_on_star_without_ackers_couples_more_than_fig6b():
     # The 14 pipelines of the text's walk (see the star test above) on 8 slots:
     # c1..c5 spread (8 + 6 + 4 + 2 + 2 = 22 executors x 1/40 = 0.55); c6#0/#2 and
     # c6#1/#3 share workers 1 and 2 (4 x 1); c7: 4 x 1 + 2/40; c8: 4 x 1 + 4/40.
     # Total 0.55 + 4 + 4.05 + 4.1 = 12.7, against even's (and Fig. 6b's) 1.0.
-    sc = preset("lf-star")
+    sc = without_ackers("lf-star")
     metrics = schedule_metrics(run_scheduler(sc, "lf"), build_graph(sc))
     assert metrics.coupling == pytest.approx(12.7)
+
+
+def test_lf_star_with_storm_default_ackers_cuts_eight_pipelines_as_fig6b():
+    # Storm 1.2.3 starts one acker per worker (8), a PO fed by every other. The text's
+    # walk reaches __acker from each pipeline and its predecessors from there: once c4
+    # is exhausted, c1#2, c2#2, c3#2 -> __acker#2 -> c6#2, c7#2, c8#2 stay one pipeline.
+    # 8 pipelines on 8 workers, one executor of each component per worker at most:
+    # coupling 8 + 6 + 4 + 2 + 2 + 4 + 6 + 8 = 40 executors x 1/40 = 1.0, even's (Fig. 6b).
+    sc = preset("lf-star")
+    graph = build_graph(sc)
+    result = run_scheduler(sc, "lf")
+    assert sc.topology.ackers == 8
+    assert result.details["pipelines"] == 8
+    assert result.decisions[2].startswith(
+        "pipeline 3 of 8 (c1#2, c2#2, c3#2, __acker#2, c6#2, c7#2, c8#2) -> n3 slot 0"
+    )
+    lf = schedule_metrics(result, graph)
+    even = schedule_metrics(run_scheduler(sc, "even"), graph)
+    assert lf.coupling == pytest.approx(1.0) == even.coupling
+    assert round((lf.cohesion / even.cohesion - 1) * 100, 2) == 59.45  # Fig. 6a
+
+
+def test_lf_ackers_left_over_join_the_pipelines_workers():
+    # pageview: 4 components x 4 executors, 8 workers, 8 ackers. Pipelines 1-4 take
+    # source#i, view#i, count#i, sink#i and __acker#i -> n1..n4; ackers 4-7 are left
+    # alone and join those 4 workers in turn (n1..n4), not workers of their own:
+    # L/F's page view holds half even's used heap (298.5 against 591.2 MB, Sec. 4.5).
+    result = run_scheduler(preset("pageview"), "lf")
+    placement = result.placement()
+    assert result.details["pipelines"] == 8
+    assert [placement[f"__acker#{i}"] for i in range(8)] == [(f"n{i % 4 + 1}", 0) for i in range(8)]
+    assert set(placement.values()) == {(f"n{i}", 0) for i in range(1, 5)}
+    assert "ackers left over join the 4 worker(s) the pipelines use" in result.decisions[4]
+
+
+def test_lf_linear_puts_all_eight_ackers_in_its_one_worker():
+    # Sec. 4.3: on linear "the L/F job scheduler uses only one process".
+    placement = run_scheduler(preset("lf-linear"), "lf").placement()
+    assert len(placement) == 16
+    assert set(placement.values()) == {("n1", 0)}
 
 
 def test_lf_bridge_walks_through_an_exhausted_component_once(build):

@@ -20,3 +20,10 @@ def first_written(scenario: Scenario) -> Scenario:
         for n in scenario.cluster.nodes
     ]
     return with_changes(scenario, cluster=Cluster(nodes=nodes), storm_version=None)
+
+
+def without_ackers(scenario: Scenario) -> Scenario:
+    """``scenario`` without Storm's ackers: the L/F presets run one per worker, as Storm
+    1.2.3 does (docs/schedulers.md, "lf"); these figures were worked out for the topology
+    alone."""
+    return with_changes(scenario, topology=scenario.topology.model_copy(update={"ackers": 0}))

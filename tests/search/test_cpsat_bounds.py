@@ -18,7 +18,7 @@ from core.search.cpsat_bounds import (
     serialisation_load,
 )
 from core.simulator.capacity import Evaluator
-from tests.search.first_written import first_written
+from tests.search.first_written import first_written, without_ackers
 
 
 def chain(p=(2, 2, 2), cpu=(5, 5, 5), ghz=(3.0, 3.0, 2.0), cores=1, tuple_bytes=4096, lsp=False):
@@ -106,7 +106,7 @@ def test_lf_x10_bound_from_its_numbers():
     assert compute_load(compute, compute / 20, cores) == pytest.approx(200e-6 / 48)
     assert 1 / load == pytest.approx(155_632, rel=1e-4)
     for name in ("lf-linear-x10", "lf-diamond-x10"):
-        sc = first_written(preset(name))
+        sc = without_ackers(first_written(preset(name)))
         assert cpsat_counts.analytic_bound(sc, Evaluator(sc)) == pytest.approx(1 / load, rel=1e-9)
 
 
@@ -171,7 +171,7 @@ def test_bound_holds_on_random_chains(seed):
 
 def test_busiest_thread_of_a_skewed_fields_stream_bounds_r_star():
     # pageview: fields into count (skewed keys) fixes its hottest executor's share
-    sc = preset("pageview")
+    sc = without_ackers(preset("pageview"))
     ev = Evaluator(sc)
     result = run_scheduler(sc, "optimal", {"time_limit": 1.0})
     bound = cpsat_counts.analytic_bound(sc, ev)
@@ -181,7 +181,7 @@ def test_busiest_thread_of_a_skewed_fields_stream_bounds_r_star():
 
 
 def test_x10_preset_prints_the_serialisation_bound_and_its_gap():
-    sc = first_written(preset("lf-diamond-x10"))
+    sc = without_ackers(first_written(preset("lf-diamond-x10")))
     result = run_scheduler(sc, "optimal", {"time_limit": 1.0})
     d = result.details
     assert d["bound"] == pytest.approx(155_632, rel=1e-4)

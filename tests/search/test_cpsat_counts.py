@@ -10,7 +10,7 @@ from core.presets import preset
 from core.registry import run_scheduler
 from core.search import cpsat, cpsat_counts
 from core.simulator.capacity import Evaluator
-from tests.search.first_written import first_written
+from tests.search.first_written import first_written, without_ackers
 
 
 def pipeline(rate=20000.0, p=(2, 3, 2), ghz=(3.0, 2.0), bandwidth_gbps=None):
@@ -44,8 +44,8 @@ def both(sc):
 @pytest.mark.parametrize(
     "sc",
     [
-        preset("lf-diamond"),
-        preset("lf-ascent"),
+        without_ackers(preset("lf-diamond")),
+        without_ackers(preset("lf-ascent")),
         preset("nasiri-example"),
         pipeline(),
         pipeline(bandwidth_gbps=0.001),
@@ -65,7 +65,12 @@ def test_counts_reach_the_per_executor_optimum(sc):
 
 @pytest.mark.parametrize(
     "sc",
-    [preset("lf-ascent"), pipeline(), pipeline(bandwidth_gbps=0.001), pipeline(p=(3, 2, 3))],
+    [
+        without_ackers(preset("lf-ascent")),
+        pipeline(),
+        pipeline(bandwidth_gbps=0.001),
+        pipeline(p=(3, 2, 3)),
+    ],
     ids=["lf-ascent", "pipeline", "pipeline-nic", "pipeline-uneven"],
 )
 def test_savings_cut_from_the_optimum_keeps_the_optimum(sc):
@@ -119,7 +124,7 @@ def test_fields_with_unequal_keys_are_not_interchangeable():
 
 
 def test_large_lf_preset_gets_a_placement_and_a_bound():
-    sc = preset("lf-diamond-x10-lsp")
+    sc = without_ackers(preset("lf-diamond-x10-lsp"))
     ev = Evaluator(sc)
     assert len(ev.executors) == 400 and cpsat_counts.applies(ev)
     sol = cpsat_counts.solve(sc, ev, 2.0)
@@ -135,24 +140,28 @@ def test_large_lf_preset_gets_a_placement_and_a_bound():
 
 
 def test_optimal_says_which_model_ran():
-    result = run_scheduler(preset("lf-ascent-x10"), "optimal", {"time_limit": 1})
+    result = run_scheduler(without_ackers(preset("lf-ascent-x10")), "optimal", {"time_limit": 1})
     assert result.decisions[0].startswith("CP-SAT, counts model")
     assert len(result.assignments) == 360
-    small = run_scheduler(preset("lf-ascent"), "optimal", {"time_limit": 20})
+    small = run_scheduler(without_ackers(preset("lf-ascent")), "optimal", {"time_limit": 20})
     assert small.decisions[0].startswith("CP-SAT, per-executor model")
     assert small.details["status"] == "optimal"
 
 
 def test_local_or_shuffle_keeps_the_better_of_start_and_relaxed_placement():
     # lf-diamond-x10-lsp: one proportional worker per node keeps every stream local
-    sc = first_written(preset("lf-diamond-x10-lsp"))
+    sc = without_ackers(first_written(preset("lf-diamond-x10-lsp")))
     result = run_scheduler(sc, "optimal", {"time_limit": 1})
     assert result.details["status"] == "feasible (local-or-shuffle relaxed)"
     # the compute bound: 8 x 25 us per tuple on 8 x 6 cores
     assert result.details["bound"] == pytest.approx(240_000.0, rel=1e-9)
-    # its placement: 200,000 tuples/s on 6 cores per node, less the one worker JVM's CPU
-    # there (Storm 1.2.3's worker_cpu_cores), which the bound leaves out
+    # its greedy start: 200,000 tuples/s on 6 cores per node, less the one worker JVM's CPU
+    # there (Storm 1.2.3's worker_cpu_cores), which the bound leaves out. The better of it
+    # and what the relaxed search found in its second is kept: which one depends on the
+    # machine's speed, so the test holds either way.
     jvm = sc.network.worker_cpu_cores
-    assert result.details["max_rate"] == pytest.approx(200_000.0 * (6 - jvm) / 6, rel=1e-6)
+    greedy = 200_000.0 * (6 - jvm) / 6
+    assert greedy * (1 - 1e-6) <= result.details["max_rate"] <= 240_000.0
+    if any("greedy start placement" in d for d in result.decisions):
+        assert result.details["max_rate"] == pytest.approx(greedy, rel=1e-6)
     assert result.details["gap"] == pytest.approx(240_000.0 / result.details["max_rate"] - 1)
-    assert any("greedy start placement" in d for d in result.decisions)

@@ -7,18 +7,19 @@ from core.presets import preset
 from core.search.enumeration import greedy_placement
 from core.search.polish import improve, load_profile
 from core.simulator.capacity import Evaluator
-from tests.search.first_written import first_written
+from tests.search.first_written import first_written, without_ackers
 
 
-def start(name):
+def start(name, ackers=True):
     sc = first_written(preset(name))
+    sc = sc if ackers else without_ackers(sc)
     ev = Evaluator(sc)
     return sc, ev, greedy_placement(ev, sc, len(ev.executors))
 
 
 def test_lf_ascent_lsp_reaches_the_compute_bound_from_the_greedy_start():
     # 8 x 25 us per tuple on 8 nodes of 6 cores, a thread of 25 us: R* <= 40,000/s
-    sc, ev, slots = start("lf-ascent-lsp")
+    sc, ev, slots = start("lf-ascent-lsp", ackers=False)
     assert ev.score(slots).max_rate == pytest.approx(28_137.31, rel=1e-5)
     better, moves = improve(ev, slots, sc.workers, 5.0)
     assert moves > 0
