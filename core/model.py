@@ -215,8 +215,8 @@ class Topology(_Model):
         le=1_048_576,
         description=(
             "Storm's topology.worker.max.heap.size.mb for this topology: the most on-heap "
-            "memory Storm 2's resource-aware strategies (ras-*) put in one of its workers, "
-            "MB; default: Storm's 768."
+            "memory rstorm and Storm 2's resource-aware strategies (ras-*) put in one of its "
+            "workers, MB; default: Storm's 768 (rstorm: network.worker_heap_mb)."
         ),
     )
     priority: int = Field(
@@ -352,6 +352,15 @@ class TypeProfile(_Model):
 
     e_ms: float = Field(ge=0, description="Average execution time of one tuple, ms.")
     met_pct: float = Field(0.0, ge=0, description="Fixed CPU overhead, percent of the machine.")
+    ir: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MAGNITUDE,
+        description=(
+            "Input rate at which e_ms and met_pct were measured, tuples/s (the profiling "
+            "point; optional). hetero starts its search there."
+        ),
+    )
 
 
 class Profiling(_Model):

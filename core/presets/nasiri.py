@@ -20,7 +20,8 @@ exactly.
 A row ``[task, machine, IR0, alpha, Y, U0]`` says: at IR0 tuples/s one
 instance uses U0 percent of the machine, and every Y more tuples/s add one
 percent (their ``UtilizationNew = (IR - IR0) / Y + U0``). In Eq. 5's terms,
-TCU = e x IR + MET with e = 1/Y percent per tuple/s and MET = U0 - IR0 / Y.
+TCU = e x IR + MET with e = 1/Y percent per tuple/s and MET = U0 - IR0 / Y;
+IR0 is kept as the profile's ``ir`` (their FirstAssign starts there).
 Our ``e_ms`` is the time of one tuple on one core, so e_ms = 10 x cores / Y.
 Cores per type are given nowhere (the simulator works in percent of the
 machine); a task is one executor thread, and type C's rows show one task at
@@ -68,9 +69,14 @@ SCENARIO_5_MIX = "CBACBACAC"
 
 
 def profile(row: tuple[float, float, float, float]) -> dict[str, float]:
-    """TypeProfile of one simulator row: e_ms = 10 x cores / Y, met_pct = U0 - IR0 / Y."""
+    """TypeProfile of one simulator row: e_ms = 10 x cores / Y, met_pct = U0 - IR0 / Y,
+    ir = IR0 (the profiled rate, where their simulator starts)."""
     ir0, _, y, u0 = row
-    return {"e_ms": round(10.0 * TYPE_CORES / y, 12), "met_pct": round(u0 - ir0 / y, 12)}
+    return {
+        "e_ms": round(10.0 * TYPE_CORES / y, 12),
+        "met_pct": round(u0 - ir0 / y, 12),
+        "ir": float(ir0),
+    }
 
 
 def mix_nodes(mix: str) -> list[dict[str, Any]]:

@@ -17,6 +17,12 @@ instance of component c gets ``IR_c = R x v_c / x_c``, v_c the visit ratio
 
 1. FirstAssignment: at R = R0, one instance per component, in topological
    order, each on the machine where its TCU is least among those with room.
+   R0 (parameter ``r0``): the paper leaves it open ("a given topology with
+   an initial input rate R0"); by default it is their code's start, the
+   profiled input rate (``profiling.per_type[c][type].ir``) of the first
+   component in topological order that has one, on the machine type where its
+   e is least (``FirstAssign`` takes the row with the largest Y), divided by
+   that component's visit ratio; 1 tuple/s when no profile gives a rate.
 2. MaximizeThroughput: Scale = 1; loop: no machine over-utilised: keep this
    state as the last stable one and raise the rate, ``R = R + R / Scale``.
    Else take the hottest task (below), and add k = 1 instance of its
@@ -55,12 +61,15 @@ Departures and choices (all deterministic):
   gets the whole stream) and global (one instance gets it all). The
   simulator charges these; hetero's predicted ``final_rate`` can then be
   above what the placement sustains.
-- New instances go where their TCU is least (the paper's text); the
-  authors' code takes the machine type with the largest Y (least e). Their
-  FirstAssign starts each spout at its profiled rate; here R0 (parameter
-  ``r0``, default 1 tuple/s) and the same doubling. The path to the final
-  state depends on R0: on their nine-machine UniqueVisitor mix, R0 = 1
-  ends 20% below R0 = their start rate (tests/schedulers/test_hetero.py).
+- FirstAssignment and new instances go where their TCU is least (the
+  paper's text); the authors' code takes the machine type with the largest Y
+  (least e), whatever the MET. The two agree at their start rate but not
+  far below it: at 1 tuple/s a TCU is nearly all MET. On their nine-machine
+  UniqueVisitor mix R0 = 1 puts the first spout on a type-B machine (MET
+  5.9% against type A's 6.9%) where their code, at 2,866 tuples/s, takes
+  type A, and the run ends 20% below theirs; from their start rate the two
+  runs add the same instances at the same rates, step for step
+  (tests/schedulers/test_hetero.py). Hence the profiled start above.
 - Termination is the paper's (``R <= Scale``); their code stops when its
   divisor reaches 2048. Their integer truncation of rates is not copied.
 - e_ij, MET_ij: ``scenario.profiling.per_type[component][node.type]``
@@ -84,18 +93,19 @@ Departures and choices (all deterministic):
   ``not-enough-resources`` with the predicted need against the best
   capacity left.
 
-Against the authors' simulator (run unchanged under Python 2.7 on their
-RollingCount / UniqueVisitor machine mixes, starting at their rate) its
-maximum throughput is within 4.5% on all seven mixes. The paper's "within 4%
-of optimal" holds in its own model only on mixes of fast machines: where MET
-is large (their AMD type, 24-36% per task) the optimum runs fewer instances
-and hetero, like their simulator, reaches 53-63% of it.
+Against the authors' simulator (run unchanged under Python 2.7 on the eight
+RollingCount / UniqueVisitor machine mixes of its file, with its profiled
+rates) its maximum throughput is within 4.5% on all eight, with
+``thread_cap`` off. The paper's "within 4% of optimal" holds in its own
+model only on mixes of fast machines: where MET is large (their AMD type,
+24-36% per task) the optimum runs fewer instances and hetero, like their
+simulator, reaches 53-63% of it.
 
-``details``: ``final_rate`` (R of the stable state, tuples/s),
-``max_throughput`` (the authors' figure: sum over components of input rate x
-instances, tuples/s), ``iterations``, ``stop`` (why the loop ended),
-``scale``, ``hottest``, ``thread_cap`` and ``machine_cpu_pct`` (predicted
-CPU per machine at the final rate).
+``details``: ``r0`` (the start rate, tuples/s), ``final_rate`` (R of the
+stable state, tuples/s), ``max_throughput`` (the authors' figure: sum over
+components of input rate x instances, tuples/s), ``iterations``, ``stop``
+(why the loop ended), ``scale``, ``hottest``, ``thread_cap`` and
+``machine_cpu_pct`` (predicted CPU per machine at the final rate).
 
 References
 ----------
@@ -129,7 +139,8 @@ from core.schedulers.hetero_model import (
 )
 from core.topology import executor_id
 
-DEFAULT_R0 = 1.0  # tuples/s: initial topology input rate
+DEFAULT_R0 = 0.0  # 0 = the profiled start rate (``start_rate``)
+FALLBACK_R0 = 1.0  # tuples/s: the start rate when no profile gives one
 MAX_ITERATIONS = 200_000  # loop guard; each iteration adds instances or raises R
 MAX_RATE = 1e9  # tuples/s: far above any Storm cluster; stops a cost-free topology
 MAX_INSTANCES = MAX_EXECUTORS  # the scenario format's limit on executors
@@ -227,6 +238,29 @@ def _add(state: State, c: int, k: int, rate: float, why: tuple[int, float]) -> b
     return True
 
 
+def start_rate(scenario: Scenario, model: Model) -> tuple[float, str]:
+    """R0 as the authors' FirstAssign starts (tuples/s), and where it comes from.
+
+    The first component in topological order with a profiled input rate
+    (``profiling.per_type[c][type].ir``) on some machine: that rate, on the
+    machine where the component's e is least (the first listed on ties, as
+    their stable sort and strict ``>`` keep it), over the component's visit
+    ratio. Without one, ``FALLBACK_R0``.
+    """
+    for c, cid in enumerate(model.components):
+        by_type = scenario.profiling.per_type.get(cid, {})
+        rates = [getattr(by_type.get(n.type or ""), "ir", None) for n in model.machines]
+        known = [j for j, ir in enumerate(rates) if ir is not None]
+        if not known or model.visit[c] <= 0:
+            continue
+        j = min(known, key=lambda k: model.a[c, k])
+        return (
+            float(rates[j] / model.visit[c]),
+            f"{cid}'s profiled input rate on {model.machines[j].id}, where its e is least",
+        )
+    return FALLBACK_R0, "no profile gives an input rate"
+
+
 def _first_assignment(state: State, r0: float) -> str | None:
     """Place one instance per component; a message if one fits nowhere."""
     for c, cid in enumerate(state.m.components):
@@ -308,7 +342,8 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     --------
     >>> from core.presets import preset
     >>> out = schedule(preset("lf-linear"), {})
-    >>> out.details["max_throughput"] == 8 * out.details["final_rate"]
+    >>> # 8 components and the acker's 8 acks per tuple
+    >>> out.details["max_throughput"] == 16 * out.details["final_rate"]
     True
     """
     problem = problem_of(problem)
@@ -325,6 +360,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     graph = problem.graph
     machines = [n for n in scenario.cluster.nodes if n.slots > 0]
     model: Model = cpu_model(scenario, graph, machines, thread_cap)
+    r0, r0_source = (r0, "given") if r0 > 0 else start_rate(scenario, model)
     state = State(model)
     problem = _first_assignment(state, r0)
     if problem:
@@ -347,7 +383,8 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
         f"hetero chose {sum(count.values())} instances "
         f"({', '.join(f'{c} x {k}' for c, k in count.items())}), one worker per machine: "
         f"the highest input rate at which no machine is predicted over 100% CPU ({cap}) is "
-        f"{rate:.6g} tuples/s (maximum throughput {throughput:.6g} tuples/s); stopped: {stop}",
+        f"{rate:.6g} tuples/s (maximum throughput {throughput:.6g} tuples/s), from R0 = "
+        f"{r0:.6g} tuples/s ({r0_source}); stopped: {stop}",
     )
     load = state.load(rate)
     return Outcome(
@@ -355,6 +392,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
         decisions=tuple(decisions),
         parallelism=count,
         details={
+            "r0": r0,
             "final_rate": float(rate),
             "max_throughput": throughput,
             "iterations": iterations,
@@ -379,7 +417,15 @@ SPEC = SchedulerSpec(
         "doi:10.1186/s40537-023-00771-y"
     ),
     params=(
-        Param("r0", DEFAULT_R0, "Initial topology input rate R0, tuples/s.", float, 1e-6, None),
+        Param(
+            "r0",
+            DEFAULT_R0,
+            "Initial topology input rate R0, tuples/s; 0 = the profiled input rate (as the "
+            "authors' simulator starts), or 1 tuple/s without one.",
+            float,
+            0.0,
+            None,
+        ),
         Param(
             "hottest",
             HOTTEST_RULES[0],

@@ -17,7 +17,6 @@ Throughput is : X"). The rows below are transcribed from their file.
 """
 
 import sys
-from pathlib import Path
 
 # Machine types, named by us (the file names only "AMD"): per component,
 # [InputRateDefault, alpha, Y, UtilizationDefault] as in their TaskDetailes.
@@ -33,16 +32,19 @@ ROWS = {
         "C": ([300, 1, 239, 30], [381, 0.5, 91, 40]),
     },
 }
-# Machine mixes of their commented scenarios ("senario 2 Rc", "all Machine AMD",
-# "Senario 5", and the two unnamed five-machine ones).
+# Machine mixes of their commented scenarios ("senario 2 Rc", "senario 3 RC" (its
+# bolt rows: the spout rows are malformed), "all Machine AMD", "Senario 5", and the two
+# unnamed five-machine ones).
 MIXES = {
     "mix2": "ABCABCABC",
+    "mix3": "ABCABCBBB",
     "mix5": "CBACBACAC",
     "allC": "CCCCCCCCC",
     "allA5": "AAAAA",
 }
 SCENARIOS = {
     "rc-mix2": ("rc", "mix2"),
+    "rc-mix3": ("rc", "mix3"),
     "rc-mix5": ("rc", "mix5"),
     "uv-mix5": ("uv", "mix5"),
     "rc-allC": ("rc", "allC"),
@@ -65,7 +67,8 @@ def main():
     path, name = sys.argv[1], sys.argv[2]
     topology, mix = SCENARIOS[name]
     mix = MIXES[mix]
-    source = Path(path).read_text()
+    with open(path) as handle:  # Python 2.7: no pathlib, no encoding argument
+        source = handle.read()
     code = source[source.index(MARKER) :]
     code = code[: code.rindex("main()")]
     fixed = "MachinesOfCluster = [[0, 100], [1, 100]]"  # their two-machine default
