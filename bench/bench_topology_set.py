@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.bench_topology_set [--preset storm-large-cluster-02]
                                                  [--scheduler even ...] [--timeout 900]
+                                                 [--param rounds=submission ...]
 
 Runs ``slotscope schedule PRESET --scheduler S --json`` in its own process under
 ``/usr/bin/time -v`` for each scheduler and prints: wall time, CPU time (user + system:
@@ -39,10 +40,12 @@ def _seconds(clock: str) -> float:
     return total
 
 
-def run(preset: str, scheduler: str, timeout_s: float) -> str:
-    """One line of figures for one scheduler."""
+def run(preset: str, scheduler: str, timeout_s: float, params: list[str] | None = None) -> str:
+    """One line of figures for one scheduler (``params``: ``K=V`` passed as ``--param``)."""
     cmd = [TIME, "-v", sys.executable, "-m", "core", "schedule", preset]
     cmd += ["--scheduler", scheduler, "--json"]
+    for param in params or []:
+        cmd += ["--param", param]
     try:
         done = subprocess.run(
             cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s, check=False
@@ -60,10 +63,11 @@ def run(preset: str, scheduler: str, timeout_s: float) -> str:
         return f"{scheduler:16s} exit {done.returncode} after {wall:.1f} s: {last}"
     doc = json.loads(done.stdout)
     statuses = [t["status"] for t in doc["topologies"]]
+    evicted = sum("was evicted" in t["message"] for t in doc["topologies"])
     return (
         f"{scheduler:16s} {wall:7.1f} s wall, {cpu:7.1f} s CPU, peak {rss_mb:7.0f} MB; "
         f"{doc['scheduled']}/{len(statuses)} scheduled, {statuses.count('not-run')} not run, "
-        f"{statuses.count('not-enough-resources')} did not fit"
+        f"{statuses.count('not-enough-resources')} did not fit ({evicted} of them evicted)"
     )
 
 
@@ -72,10 +76,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", default="storm-large-cluster-02")
     parser.add_argument("--scheduler", action="append", choices=list(SCHEDULERS))
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--param", action="append", metavar="K=V", help="scheduler parameter")
     args = parser.parse_args(argv if argv is not None else [])
     print(f"{args.preset}: slotscope schedule per scheduler, each in its own process")
     for scheduler in args.scheduler or list(SCHEDULERS):
-        print(run(args.preset, scheduler, args.timeout), flush=True)
+        params = args.param if scheduler in _accepting(args.param) else []
+        print(run(args.preset, scheduler, args.timeout, params), flush=True)
+
+
+def _accepting(params: list[str] | None) -> set[str]:
+    """Schedulers that take every given parameter (the others run without them)."""
+    names = {p.split("=", 1)[0] for p in params or []}
+    return {sid for sid, spec in SCHEDULERS.items() if names <= {p.name for p in spec.params}}
 
 
 if __name__ == "__main__":

@@ -24,8 +24,12 @@ docs/schedulers.md, "Topology sets"):
 
 A topology that does not fit is placed nowhere and reported in words, Storm's
 STORM-3530 style (:func:`explain_unfit`): what it needed and what was free, node by
-node. A scheduler too large for a topology of the set (its sub-problem over the
-bound of :data:`SIZE_BOUNDS`) is not run on it and says so.
+node. The searches are offered, per topology, the nodes with most free CPU, as many
+as :data:`SIZE_BOUNDS` allows for its executors (:func:`_candidates`), so their
+sub-problem stays within the bound whatever the cluster's size; one whose workers alone
+need more nodes than that is not run on it and says so. The ras-* schedulers run each
+topology's own strategy where it gives one and evict by priority as Storm does
+(:mod:`core.schedulers.storm_ras`, :mod:`core.ras.schedule`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,10 +48,18 @@ from core.placement import Assignment, Schedule, SchedulerError, Status, assignm
 from core.problem import Problem, problem_of
 from core.ras.model import Request
 from core.ras.scenario import from_scenario
-from core.ras.schedule import schedule_cluster
+from core.ras.schedule import TOPOLOGY_OWN, schedule_cluster, schedule_rounds
 from core.registry import get_scheduler
 from core.schedulers import feed
 from core.schedulers.base import resolve_params, run_spec
+from core.schedulers.storm_ras import (
+    FORCE,
+    PER_SUBMISSION,
+    ROUNDS,
+    STORM_CLASSES,
+    check_rounds,
+    strategy_for,
+)
 from core.schedulers.toss import (
     check_alphas,
     expected_rates,
@@ -80,22 +92,34 @@ SET_TREATMENT: dict[str, tuple[str, str]] = {
         "set to the least loaded node of one queue",
     ),
     **{
-        sid: (RAS, "Storm's schedule_cluster: its own order and resource accounting")
+        sid: (
+            RAS,
+            "Storm's schedule_cluster: its own order and resource accounting; each topology "
+            "with its own strategy where its scheduler_params.ras.strategy gives one (Storm's "
+            "topology.scheduler.strategy, as Nimbus and TestLargeCluster; the storm-large "
+            f"presets carry the corpus's), {sid} elsewhere; force=true forces {sid} on all; "
+            "rounds=submission: a Nimbus round after each topology is submitted (list "
+            "order), so a more important one evicts running less important ones",
+        )
         for sid in ("ras-default", "ras-generic", "ras-round-robin", "ras-constraint")
     },
     **{
         sid: (
             SEQUENTIAL,
-            f"searches each topology {ORDER_TEXT}, {RESIDUAL_TEXT}; no joint search of the set",
+            f"searches each topology {ORDER_TEXT}, {RESIDUAL_TEXT}, offered the nodes with "
+            "most free CPU, 100,000 // executors of them and at most its workers (not run "
+            "only when its workers alone need more); no joint search of the set",
         )
         for sid in ("optimal", "slotscope")
     },
 }
 # Largest sub-problem (executors x nodes) a scheduler is run on inside a set: the
-# searches score many placements of the whole topology per step. Others: no bound
-# (their memory grows with executors + nodes; bench/bench_topology_set.py measures).
+# searches score many placements of the whole topology per step, so each is offered
+# bound // executors nodes (_candidates). Others: no bound (their memory grows with
+# executors + nodes; bench/bench_topology_set.py measures).
 SIZE_BOUNDS: dict[str, int] = {"optimal": 100_000, "slotscope": 100_000}
 SHARED_LIMIT = "time_limit"  # a search's wall-clock limit is the set's, shared by executors
+SEARCH_FLOOR_S = 1.0  # a topology's share of a set's time_limit starts from up to this, s
 
 
 def treatment(scheduler_id: str) -> tuple[str, str]:
@@ -207,12 +231,13 @@ class Residual:
         slots = np.array([len(p) for p in self.free_ports])
         return np.where((self.cpu >= CPU_PCT_PER_CORE) & (self.mem > 0), slots, 0)
 
-    def cluster(self) -> Cluster:
+    def cluster(self, only: np.ndarray | None = None) -> Cluster:
         """The residual as scenario nodes: free slots (renumbered 0..k-1), whole free cores
-        (the used share rounded up), free memory."""
+        (the used share rounded up), free memory; ``only``: these node indices alone."""
         slots = self.free_slots()
         nodes = []
-        for i, n in enumerate(self.nodes):
+        for i in range(len(self.nodes)) if only is None else (int(x) for x in only):
+            n = self.nodes[i]
             cores = max(1, int(self.cpu[i] // CPU_PCT_PER_CORE) // n.sockets)
             ram_gb = max(float(self.mem[i]) / MB_PER_GB, 1e-6)
             nodes.append(
@@ -326,20 +351,48 @@ def one_topology(scenario: Scenario, topology: Topology, cluster: Cluster) -> Sc
     )
 
 
-def _size(topology: Topology, nodes: int) -> int:
-    return (sum(c.parallelism for c in topology.components) + topology.ackers) * nodes
+def _candidates(
+    scheduler: str, topology: Topology, residual: Residual
+) -> tuple[np.ndarray | None, str]:
+    """(node indices ``scheduler`` is offered for ``topology``, why it is not run).
 
-
-def _bounded(scheduler: str, topology: Topology, nodes: int) -> str:
-    """Why ``scheduler`` is not run on ``topology`` (empty: it is)."""
+    Unbounded schedulers get every node (None). A search gets the nodes with a free slot,
+    most free CPU first (then memory), as many as its bound allows for the topology's
+    executors (``bound // executors``) and no more than its ``workers`` (W workers use at
+    most W nodes), but at least as many as its workers need slots; when those are over
+    the bound it is not run. Its sub-problem, executors x nodes, thus stays within the
+    bound whatever the cluster's size.
+    """
     bound = SIZE_BOUNDS.get(scheduler)
-    size = _size(topology, nodes)
-    if bound is None or size <= bound:
-        return ""
+    if bound is None:
+        return None, ""
+    free = residual.free_slots()
+    usable = np.flatnonzero(free > 0)
+    order = usable[np.lexsort((usable, -residual.mem[usable], -residual.cpu[usable]))]
+    executors = _executors(topology)
+    workers = topology.workers or 1
+    need = int(np.searchsorted(np.cumsum(free[order]), workers) + 1)
+    if need > order.size:
+        return None, ""  # not enough slots anywhere: the search says so on all nodes left
+    if executors * need > bound:
+        return None, (
+            f"{scheduler} was not run on {topology.name}: its {executors:,} executors on the "
+            f"{need} nodes its {workers} workers need are {executors * need:,} executor-node "
+            f"pairs, over its bound of {bound:,} inside a topology set (its search would not "
+            "finish in memory and time that grow with executors plus nodes)"
+        )
+    offered = min(order.size, bound // executors)
+    if topology.workers is not None:  # W workers use at most W nodes: the W freest suffice
+        offered = min(offered, topology.workers)
+    return np.sort(order[: max(need, offered)]), ""
+
+
+def _narrowed(nodes: int, topology: Topology) -> str:
     return (
-        f"{scheduler} was not run on {topology.name}: {size:,} executor-node pairs, over its "
-        f"bound of {bound:,} inside a topology set (its search would not finish in memory "
-        "and time that grow with executors plus nodes)"
+        f"searched on the {nodes} nodes with most free CPU (then memory): as many as its "
+        f"{topology.workers or 'any number of'} workers may use, and its "
+        f"{_executors(topology):,} executors x {nodes} nodes stay within the bound inside a "
+        "topology set"
     )
 
 
@@ -356,15 +409,20 @@ def _executors(topology: Topology) -> int:
 
 
 def _share_limit(spec_id: str, params: dict, topology: Topology, scenario: Scenario) -> dict:
-    """A search's ``time_limit`` is the whole set's: each topology gets the share of its
-    executors (at least the parameter's minimum); its own ``scheduler_params`` win."""
+    """A search's ``time_limit`` is the whole set's: each topology gets a floor (up to
+    :data:`SEARCH_FLOOR_S`, at most half the limit over the set) plus the share of its
+    executors of the rest, so the shares add up to the limit and a small topology is
+    not starved (CP-SAT's model building alone takes a tenth of a second); at least the
+    parameter's minimum; its own ``scheduler_params`` win."""
     spec = get_scheduler(spec_id)
     limit = next((p for p in spec.params if p.name == SHARED_LIMIT), None)
     if limit is None or SHARED_LIMIT in topology.scheduler_params.get(spec_id, {}):
         return params
-    total = sum(_executors(t) for t in scenario.topology_set)
+    topologies = scenario.topology_set
+    total = sum(_executors(t) for t in topologies)
     whole = float(limit.parse(params.get(SHARED_LIMIT, limit.default)))
-    share = whole * _executors(topology) / total
+    floor = min(SEARCH_FLOOR_S, whole / (2 * len(topologies)))
+    share = floor + (whole - floor * len(topologies)) * _executors(topology) / total
     return {**params, SHARED_LIMIT: max(share, limit.minimum or 0.0)}
 
 
@@ -379,7 +437,8 @@ def _sequential(
         start = time.perf_counter()
         ids, cpu, mem = executor_requests(topo)
         request = dict(zip(ids, zip(cpu, mem, strict=True), strict=True))
-        skipped = _bounded(scheduler, topo, len(residual.nodes))
+        only, skipped = _candidates(scheduler, topo, residual)
+        with_room = int((residual.free_slots() > 0).sum())
         if skipped:
             outcomes[topo.name] = TopologyOutcome(
                 topo.name, topo.priority, NOT_RUN, len(ids), (), skipped
@@ -396,12 +455,15 @@ def _sequential(
                 explain_unfit(topo, residual, reason, scheduler),
             )
             continue
-        sub = one_topology(scenario, topo, residual.cluster())
+        sub = one_topology(scenario, topo, residual.cluster(only))
         if rate is not None:
             sub = feed(sub, spec, rate)
         own = _share_limit(scheduler, _params(scheduler, topo, params), topo, scenario)
         schedule = run_spec(spec, sub, own)
-        outcomes[topo.name] = _placed(scenario, topo, schedule, residual, request, start)
+        outcome = _placed(scenario, topo, schedule, residual, request, start)
+        if only is not None and only.size < with_room:
+            outcome = replace(outcome, decisions=(_narrowed(only.size, topo), *outcome.decisions))
+        outcomes[topo.name] = outcome
     return [t.name for t in order], outcomes
 
 
@@ -454,9 +516,21 @@ def _placed(
     )
 
 
-def _ras(scenario: Scenario, scheduler: str) -> tuple[list[str], dict[str, TopologyOutcome]]:
+def _ras(
+    scenario: Scenario, scheduler: str, params: Mapping[str, Any] | None
+) -> tuple[list[str], dict[str, TopologyOutcome]]:
+    """Storm's schedule_cluster, each topology with its own strategy unless forced."""
     cluster, topologies = from_scenario(scenario)
-    result = schedule_cluster(cluster, topologies, scheduler)
+    resolved = resolve_params(get_scheduler(scheduler), params)
+    force, rounds = bool(resolved[FORCE.name]), check_rounds(resolved[ROUNDS.name])
+    chosen = {
+        t.name: strategy_for(t, scheduler, force, f"topologies[{i}]")
+        for i, t in enumerate(scenario.topology_set)
+    }
+    for topo in topologies:
+        topo.strategy_class = STORM_CLASSES[chosen[topo.name]]
+    run = schedule_rounds if rounds == PER_SUBMISSION else schedule_cluster
+    result = run(cluster, topologies, TOPOLOGY_OWN)
     by_name = {t.name: t for t in scenario.topology_set}
     outcomes: dict[str, TopologyOutcome] = {}
     for topo in topologies:
@@ -470,6 +544,7 @@ def _ras(scenario: Scenario, scheduler: str) -> tuple[list[str], dict[str, Topol
                 topo.executors,
                 (),
                 result.reports.get(topo.name, res.message),
+                (f"{chosen[topo.name]}{_own_note(chosen[topo.name], scheduler)}",),
             )
             continue
         placed = []
@@ -478,15 +553,29 @@ def _ras(scenario: Scenario, scheduler: str) -> tuple[list[str], dict[str, Topol
             index = executor - int(topo.comp_first_exec[topo.comp_index[comp.id]])
             name = _own_ids(scenario, own, f"{comp.id}#{index}")
             placed.append(assignment(name, cluster.node_ids[node], port))
+        evictions: tuple[str, ...] = ()
+        if topo.name in result.evicted:
+            gone = ", ".join(sorted(result.evicted[topo.name]))
+            evictions += (f"evicted {gone} to make room (Storm's eviction by priority)",)
+        if topo.name in result.evicted_by:
+            evictions += (f"evicted for {result.evicted_by[topo.name]}, then scheduled again",)
         outcomes[topo.name] = TopologyOutcome(
             topo.name,
             own.priority,
             Status.OK.value,
             topo.executors,
             tuple(placed),
-            decisions=(f"{scheduler}: {res.message} ({res.states} states traversed)",),
+            decisions=(
+                f"{chosen[topo.name]}{_own_note(chosen[topo.name], scheduler)}: {res.message} "
+                f"({res.states} states traversed)",
+                *evictions,
+            ),
         )
     return result.order, outcomes
+
+
+def _own_note(used: str, scheduler: str) -> str:
+    return "" if used == scheduler else f" (its own strategy, over {scheduler})"
 
 
 def _toss(
@@ -586,7 +675,7 @@ def schedule_set(
     kind, sentence = treatment(scheduler)
     start = time.perf_counter()
     if kind == RAS:
-        order, outcomes = _ras(scenario, scheduler)
+        order, outcomes = _ras(scenario, scheduler, params)
     elif kind == TOSS:
         order, outcomes = _toss(scenario, params)
     else:

@@ -10,7 +10,9 @@ supervisors as ``TestLargeCluster.createSupervisors`` builds them
 (:func:`core.ras.corpus.scenario_nodes`), each topology as ``slotscope import`` reads
 Nimbus's files (:func:`core.importers.stormser.to_scenario_topology`: components
 without a parallelism hint run once, as Nimbus runs them; acker executors as the
-conf declares). Built lazily, from the shipped data only (no network).
+conf declares; its ``topology.scheduler.strategy`` as ``scheduler_params.ras.strategy``,
+which the ras-* schedulers honour as Nimbus and TestLargeCluster do). Built lazily, from
+the shipped data only (no network).
 
 What the corpus does not carry is given stated defaults (:data:`STATED_DEFAULTS`):
 the scenario format's offered rate, per-tuple CPU, selectivity and tuple size, and
@@ -25,6 +27,7 @@ from typing import Any
 from core.importers.stormser import to_scenario_topology
 from core.model import Component, Workload
 from core.ras.corpus import CLUSTER_NAMES, SCENARIO_GHZ, corpus_stormser, scenario_nodes
+from core.schedulers.storm_ras import JAVA_IDS, OWN_KEY, STRATEGY_PARAM
 
 PRESET_NAMES = {
     "storm-large-cluster-01": "largeCluster01",
@@ -47,12 +50,20 @@ SIZES = {  # topologies, supervisors, racks (TestLargeCluster)
 }
 
 
+def own_strategy(conf: dict[str, Any]) -> str:
+    """The ras-* id of a topology conf's ``topology.scheduler.strategy`` (Storm 0.10's
+    ``backtype.storm`` package or 2's; Storm's default when absent or not a ras-* one)."""
+    name = str(conf.get("topology.scheduler.strategy") or "").rsplit(".", 1)[-1]
+    return JAVA_IDS.get(name, "ras-default")
+
+
 def large_cluster_scenario(cluster: str) -> dict[str, Any]:
     """One corpus cluster as a topology-set scenario dict."""
     topologies = []
     for topo in corpus_stormser(cluster):
         doc, _notes = to_scenario_topology(topo)
         if doc["components"]:
+            doc["scheduler_params"] = {OWN_KEY: {STRATEGY_PARAM: own_strategy(topo.conf)}}
             topologies.append(doc)
     return {
         "name": f"storm-{cluster}",

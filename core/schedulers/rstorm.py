@@ -20,9 +20,13 @@ and ignores the requested worker count W.
    no network term. Storm keeps the candidates in a ``TreeMap`` keyed by
    ``d``, so among nodes with equal ``d`` the later one in iteration order
    wins and the earlier ones are forgotten.
-3. The executor goes to the first slot of that node whose worker heap
-   (``network.worker_heap_mb``, 768 MB) still has room; if none has, to the
-   next larger ``d``. The node's free CPU and memory shrink accordingly.
+3. The executor goes to the first slot of that node whose worker heap still
+   has room; if none has, to the next larger ``d``. The node's free CPU and
+   memory shrink accordingly. The heap is the topology's own
+   ``topology.worker.max.heap.size.mb`` (``worker_max_heap_mb``; Storm 1.0.x's
+   ``TopologyDetails`` reads it from the topology's conf [3]_), else
+   ``network.worker_heap_mb`` (768 MB, Storm's default): in a topology set each
+   topology packs its workers to its own heap.
 4. Executors that found no node are retried once after all others, then the
    topology fails with status ``not-enough-resources`` and no placement.
 
@@ -49,6 +53,10 @@ References
    https://doi.org/10.1145/2814576.2814808
 .. [2] Apache Storm 1.0.x, ``storm-core/src/jvm/org/apache/storm/scheduler/
    resource/strategies/scheduling/DefaultResourceAwareStrategy.java``.
+.. [3] Apache Storm 1.0.6, ``storm-core/src/jvm/org/apache/storm/scheduler/
+   TopologyDetails.java``: ``topologyWorkerMaxHeapSize`` from the topology conf's
+   ``topology.worker.max.heap.size.mb``, read by the strategy's
+   ``getWorkerScheduledMemoryAvailable``.
 """
 
 from __future__ import annotations
@@ -104,6 +112,14 @@ def task_order(graph: TopologyGraph) -> list[str]:
     return [x[i] for i in range(longest) for x in lists if i < len(x)]
 
 
+def worker_heap_mb(scenario: Scenario) -> float:
+    """Heap one worker of the scenario's topology may hold, MB: its own
+    ``worker_max_heap_mb`` (``topology.worker.max.heap.size.mb``), else
+    ``network.worker_heap_mb``."""
+    own = scenario.topology.worker_max_heap_mb
+    return float(own) if own is not None else float(scenario.network.worker_heap_mb)
+
+
 class _Cluster:
     """Free CPU, memory and worker heap per node, in Storm's iteration order."""
 
@@ -116,7 +132,7 @@ class _Cluster:
         self.cpu = np.array([CPU_PER_CORE * n.sockets * n.cores for n in self.nodes], float)
         self.mem = np.array([n.ram_gb * MB_PER_GB for n in self.nodes], float)
         self.has_slot = np.array([n.slots > 0 for n in self.nodes])
-        self.heap_mb = scenario.network.worker_heap_mb
+        self.heap_mb = worker_heap_mb(scenario)
         self.heap_used = [[0.0] * n.slots for n in self.nodes]
         self.room = np.full(len(self.nodes), self.heap_mb)  # largest free heap of a node's workers
 
@@ -191,13 +207,13 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
 
     Examples
     --------
-    Eight 128 MB executors: six fill the one 768 MB worker of n8 (the last of
-    the tied nodes), the next ones go to n7.
+    Sixteen 128 MB executors (8 components, 8 ackers): six fill the one 768 MB
+    worker of n8 (the last of the tied nodes), six n7's, the last four go to n6.
 
     >>> from core.presets import preset
     >>> out = schedule(preset("lf-linear"), {})
     >>> sorted({a.node for a in out.assignments})
-    ['n7', 'n8']
+    ['n6', 'n7', 'n8']
     """
     problem = problem_of(problem)
     scenario = problem.scenario
@@ -253,6 +269,21 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     return Outcome(assignments=assignments, decisions=tuple(decisions))
 
 
+def _first_rack_note(cl: _Cluster, lines: Mapping[str, str]) -> str:
+    """Why nothing was placed when the first executor's rack has no free slot: Storm
+    1.0.x's ``getBestClustering`` sums the free CPU + memory of every node of a rack,
+    slots or not, and the first executor may only go to that rack."""
+    rack = cl.best_rack()
+    if lines or rack is None or np.any(cl.has_slot & (cl.rack == rack)):
+        return ""
+    return (
+        f" The first executor may only go to rack '{cl.rack_names[rack]}' (most free CPU + "
+        "memory, counted over all its nodes as Storm 1.0.x's getBestClustering does), and "
+        "none of its nodes has a free slot; with no first executor placed there is no "
+        "reference node, so no executor is placed."
+    )
+
+
 def _not_enough(
     cl: _Cluster,
     order: list[str],
@@ -274,7 +305,7 @@ def _not_enough(
         f"Not enough resources to schedule - {total - len(failed)}/{total} executors "
         f"scheduled, {shown} fit nowhere. Memory required: {req_mem:.1f} MB "
         f"(available: {free_mem:.1f} MB). CPU required: {req_cpu:.1f}% CPU "
-        f"(available: {free_cpu:.1f}% CPU)."
+        f"(available: {free_cpu:.1f}% CPU).{_first_rack_note(cl, lines)}"
     )
     decisions = [message]
     for ex in order:

@@ -267,3 +267,72 @@ def test_an_equal_distance_node_is_shadowed_as_in_storms_treemap():
     assert (cl.nodes[node].id, slot, ties) == ("n4", 0, 0)
     # d(n4) = sqrt((-790/801)^2 + (-65408/65537)^2 + 0.5^2) = 1.49
     assert round(distance, 2) == 1.49
+
+
+def per_worker(assignments) -> list[int]:
+    """Executors per worker (node, slot), most first."""
+    return sorted(Counter((a.node, a.slot) for a in assignments).values(), reverse=True)
+
+
+def test_worker_heap_is_the_topologys_own():
+    """Storm 1.0.x reads topology.worker.max.heap.size.mb from the topology's conf
+    (TopologyDetails.topologyWorkerMaxHeapSize): eight 128 MB executors in a line fill
+    one 1,024 MB worker, or four 256 MB ones (two each), not six then two (768 MB)."""
+    comps = [
+        {"id": f"c{i}", "parallelism": 1, "cpu_pct": 10.0, "memory_mb": 128.0} for i in range(1, 9)
+    ]
+    streams = [{"from": f"c{i}", "to": f"c{i + 1}"} for i in range(1, 8)]
+    nodes = [{"id": f"n{i}", "cores": 4, "ghz": 2.0, "ram_gb": 8, "slots": 1} for i in range(8)]
+    base = scenario(comps, streams, nodes)
+    assert per_worker(run_scheduler(base, "rstorm").assignments) == [6, 2]
+    for heap, expected in ((1024.0, [8]), (256.0, [2, 2, 2, 2])):
+        own = scenario(comps, streams, nodes, topo={"worker_max_heap_mb": heap})
+        assert per_worker(run_scheduler(own, "rstorm").assignments) == expected
+
+
+def test_each_topology_of_a_set_packs_to_its_own_heap():
+    from core.topology_set import schedule_set
+
+    line = [{"id": f"c{i}", "parallelism": 2, "cpu_pct": 10.0, "memory_mb": 128.0} for i in (1, 2)]
+    streams = [{"from": "c1", "to": "c2"}]
+    sc = validate_scenario(
+        {
+            "topologies": [
+                {
+                    "name": "small",
+                    "components": line,
+                    "streams": streams,
+                    "worker_max_heap_mb": 256.0,
+                },
+                {
+                    "name": "big",
+                    "components": line,
+                    "streams": streams,
+                    "worker_max_heap_mb": 512.0,
+                },
+            ],
+            "cluster": {
+                "nodes": [
+                    {"id": f"n{i}", "cores": 4, "ghz": 2.0, "ram_gb": 8, "slots": 4} for i in (1, 2)
+                ]
+            },
+        }
+    )
+    out = schedule_set(sc, "rstorm")
+    assert out.scheduled == ["big", "small"]
+    assert per_worker(out.outcomes["small"].assignments) == [2, 2]
+    assert per_worker(out.outcomes["big"].assignments) == [4]
+
+
+def test_first_rack_without_a_free_slot_places_nothing_and_says_why():
+    """Storm 1.0.x's getBestClustering sums free CPU + memory over a rack's nodes,
+    slots or not: rack 'a' (64 GB, no slot) beats rack 'b' (2 GB, one slot), the first
+    executor finds no node there, and with no reference node nothing is placed."""
+    comps = [{"id": "s", "parallelism": 1, "cpu_pct": 10.0, "memory_mb": 128.0}]
+    nodes = [
+        {"id": "a1", "rack": "a", "cores": 4, "ghz": 2.0, "ram_gb": 64, "slots": 0},
+        {"id": "b1", "rack": "b", "cores": 4, "ghz": 2.0, "ram_gb": 2, "slots": 1},
+    ]
+    out = run_scheduler(scenario(comps, [], nodes), "rstorm")
+    assert out.status is Status.NOT_ENOUGH_RESOURCES
+    assert "rack 'a'" in out.message and "getBestClustering" in out.message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.model import with_changes
+from core.model import validate_scenario, with_changes
 from core.presets import preset
 from core.registry import SCHEDULERS, Status, run_scheduler
 from core.schedulers.storm_ras import SPECS, STORM_CLASSES
@@ -37,7 +37,9 @@ def test_default_packs_a_small_topology_into_one_worker():
     # lf-linear: 8 executors of 128 MB (1,024 MB) under the 768 MB worker heap of
     # Storm's defaults.yaml: the default strategy fills a worker to 6 executors
     # (768 / 128), then opens a second one; W = 8 is ignored, as in Storm 2
-    out = run_scheduler(preset("lf-linear"), "ras-default")
+    data = preset("lf-linear").to_json_dict()
+    data["topology"]["ackers"] = 0  # the components' 8 executors only
+    out = run_scheduler(validate_scenario(data), "ras-default")
     workers = {(a.node, a.slot) for a in out.assignments}
     assert out.status is Status.OK
     assert len(workers) == 2
@@ -50,3 +52,14 @@ def test_a_topology_that_does_not_fit_is_placed_nowhere_and_told_node_by_node():
     assert out.status is Status.NOT_ENOUGH_RESOURCES
     assert out.assignments == ()
     assert "MB" in out.message and sc.cluster.nodes[0].id in out.message
+
+
+def test_a_topologys_own_strategy_wins_unless_forced():
+    data = preset("wordcount").to_json_dict()
+    data["topology"]["scheduler_params"] = {"ras": {"strategy": "GenericResourceAwareStrategy"}}
+    sc = validate_scenario(data)
+    own = run_scheduler(sc, "ras-default")
+    assert own.decisions[0].startswith("GenericResourceAwareStrategy: all")
+    assert "the topology's own strategy" in own.decisions[-1]
+    forced = run_scheduler(sc, "ras-default", {"force": True})
+    assert forced.decisions[0].startswith("DefaultResourceAwareStrategy: all")
