@@ -556,8 +556,10 @@ def run_load(users: int, seconds: float, server_kind: str) -> Stats:
         try:
             up_s = wait_until_up(base, server)
             # Dash registers the callbacks at the first page it serves: until then
-            # /_dash-dependencies lists none
+            # /_dash-dependencies lists none (the page's first render, served from its
+            # own cache, may not count as one: the layout request does)
             requests.get(base + "/", timeout=REQUEST_TIMEOUT_S)
+            requests.get(base + "/_dash-layout", timeout=REQUEST_TIMEOUT_S)
             deps = [
                 Callback(d["output"], d["inputs"], d["state"])
                 for d in requests.get(base + "/_dash-dependencies", timeout=30).json()

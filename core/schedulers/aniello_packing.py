@@ -26,6 +26,8 @@ import numpy as np
 EPS = 1e-9  # float slack on capacity checks
 _TIE = 1e-6  # tuples/s: traffic differences below this are ties
 DENSE_CELLS = 1 << 22  # items x bins up to this: the traffic to placed neighbours is one array
+SCAN_FIRST = 256  # pairs checked together first for "both stay" (then 512, 1024, ...)
+SCAN_CELLS = 1 << 18  # at most this many (pair, bin) cells in one check
 
 Pair = tuple[int, int, float]  # item, item, traffic (tuples/s)
 Flows = tuple[np.ndarray, np.ndarray, np.ndarray]  # the same pairs as three arrays
@@ -79,7 +81,7 @@ class Bins:
 
 def pack(
     loads: np.ndarray,
-    pairs: Sequence[Pair],
+    flows: Flows,
     bins: Bins,
     names: tuple[Callable[[int], str], Callable[[int], str], str],
     keep_order: bool,
@@ -87,23 +89,30 @@ def pack(
 ) -> tuple[np.ndarray, list[str], list[dict[int, float]]]:
     """Aniello's pair-by-pair placement of items (executors or workers) into bins.
 
-    ``names`` name an item, a bin and the kind of bin; ``keep_order`` lists
-    a pair's bins in index order (workers) rather than pair order (nodes);
-    items with ``active`` False and no traffic stay out (empty workers).
+    ``flows`` are the item pairs, hottest first (:func:`hottest`); ``names``
+    name an item, a bin and the kind of bin; ``keep_order`` lists a pair's bins
+    in index order (workers) rather than pair order (nodes); items with
+    ``active`` False and no traffic stay out (empty workers). Runs of pairs
+    that would leave both items where they are are found by :class:`StayScan`
+    and skipped (the same placement and reasons, in fewer Python steps).
     Returns each item's bin, the reason, and the items' adjacency.
     """
     item, where, kind = names
-    loads = loads.tolist()
+    pairs = as_pairs(flows)
+    load_of = np.asarray(loads, dtype=float)
+    loads = load_of.tolist()
     adj: list[dict[int, float]] = [{} for _ in loads]
     for i, j, r in pairs:
         adj[i][j] = adj[j][i] = r
     bin_of = [-1] * len(loads)
-    add, near, near_all = neighbour_traffic(adj, len(bins.count_cap))
+    placed = np.full(len(loads), -1, dtype=np.int64)  # bin_of as an array, for the scan
+    add, near, near_all, tables = neighbour_tables(adj, len(bins.count_cap))
+    scan = None if tables is None else StayScan(flows, load_of, bins, placed, tables, keep_order)
     why = [""] * len(loads)
 
     def put(x: int, b: int, sign: int = 1) -> None:
         bins.put(b, loads[x], sign)
-        bin_of[x] = b if sign > 0 else -1
+        bin_of[x] = placed[x] = b if sign > 0 else -1
         add(x, b, sign)
 
     def single(x: int) -> int:
@@ -116,7 +125,20 @@ def pack(
     def hot(other: int, rate: float) -> str:
         return f"{rate:.4g} tuples/s with {item(other)}"
 
-    for x, y, rate in pairs:
+    k, size, by_hand, next_scan = 0, SCAN_FIRST, SCAN_FIRST, 0
+    while k < len(pairs):
+        x, y, rate = pairs[k]
+        if scan is not None and k >= next_scan and bin_of[x] >= 0 and bin_of[y] >= 0:
+            end = min(k + size, len(pairs))  # skip in one array step the pairs that stay
+            stop = scan.first_change(k, end)
+            if stop == end:
+                k, size, by_hand = end, min(2 * size, scan.max_rows), SCAN_FIRST
+                continue
+            if stop - k < SCAN_FIRST:  # changes come thick here: pair by pair for a while
+                next_scan, by_hand = stop + by_hand, min(2 * by_hand, len(pairs))
+            k, size = stop, SCAN_FIRST
+            x, y, rate = pairs[k]
+        k += 1
         wx, wy = bin_of[x], bin_of[y]
         if wx < 0 and wy < 0:
             b = bins.least_loaded(2, loads[x] + loads[y])
@@ -168,6 +190,18 @@ def pack(
 def neighbour_traffic(
     adj: Sequence[Mapping[int, float]], n_bins: int
 ) -> tuple[Callable[[int, int, int], None], Callable[[int, int], float], Callable[[int], float]]:
+    """:func:`neighbour_tables` without the arrays."""
+    return neighbour_tables(adj, n_bins)[:3]
+
+
+def neighbour_tables(
+    adj: Sequence[Mapping[int, float]], n_bins: int
+) -> tuple[
+    Callable[[int, int, int], None],
+    Callable[[int, int], float],
+    Callable[[int], float],
+    tuple[np.ndarray, np.ndarray] | None,
+]:
     """Each item's traffic to its placed neighbours: per bin, and in all.
 
     Returns ``add(x, b, sign)``, called when item x enters (sign 1) or leaves (-1)
@@ -175,7 +209,8 @@ def neighbour_traffic(
     placed neighbours. Each sum is a running sum in the order of the calls, so
     both layouts give the same floats: one array of bins x items (a placement
     touches a neighbour row at once) when it holds at most ``DENSE_CELLS``,
-    else a dict of bins per item.
+    else a dict of bins per item. The fourth value is the dense layout's
+    (bins x items, items) arrays, updated in place; None for the dict layout.
     """
     n = len(adj)
     if n * n_bins <= DENSE_CELLS:
@@ -192,7 +227,7 @@ def neighbour_traffic(
                 row[o] -= r
                 total[o] -= r
 
-        return add_dense, table.item, total.item
+        return add_dense, table.item, total.item, (table, total)
     near = [defaultdict(float) for _ in adj]
     near_all = [0.0] * n
 
@@ -206,7 +241,107 @@ def neighbour_traffic(
                 near[o][b] -= r
                 near_all[o] -= r
 
-    return add_sparse, lambda b, x: near[x].get(b, 0.0), near_all.__getitem__
+    return add_sparse, lambda b, x: near[x].get(b, 0.0), near_all.__getitem__, None
+
+
+class StayScan:
+    """Finds, in one array step over a run of pairs, the first that changes anything.
+
+    Once the hottest pairs are placed, most pairs find both items best where
+    they are: :func:`pack` would try their combinations and move nothing. This
+    computes, for pairs ``start .. end - 1`` under the current placement, what
+    :func:`pack` and :func:`best_combination` compute for each (the same
+    candidates in the same order, the same floating-point operations in the
+    same order, the same ties), and returns the first pair that has an item
+    not yet placed or would move one (or fits nowhere); :func:`pack` skips the
+    pairs before it, which leave every bin, load and reason as they were, and
+    handles that one itself. Only for the dense layout of
+    :func:`neighbour_tables`.
+    """
+
+    def __init__(
+        self,
+        flows: Flows,
+        loads: np.ndarray,
+        bins: Bins,
+        placed: np.ndarray,
+        tables: tuple[np.ndarray, np.ndarray],
+        keep_order: bool,
+    ):
+        self.x, self.y, self.rate = flows
+        self.loads, self.bins, self.placed, self.keep_order = loads, bins, placed, keep_order
+        self.table, self.total = tables
+        self.count_cap = np.array(bins.count_cap, dtype=np.int64)
+        self.load_cap = np.array(bins.load_cap, dtype=float)
+        self.max_rows = max(SCAN_FIRST, SCAN_CELLS // max(1, len(bins.count_cap)))
+
+    def least_loaded(self, load: np.ndarray, count: np.ndarray, held: np.ndarray) -> np.ndarray:
+        """:meth:`Bins.least_loaded` for one item of each ``load`` (-1: none fits): the
+        lowest load, then the lowest index, among bins with room that fit it."""
+        room = np.flatnonzero(count < self.count_cap)
+        if room.size == 0:
+            return np.full(len(load), -1, dtype=np.int64)
+        order = room[np.lexsort((room, held[room]))]
+        fit = held[order][None, :] + load[:, None] <= self.load_cap[order][None, :]
+        return np.where(fit.any(axis=1), order[fit.argmax(axis=1)], -1)
+
+    def first_change(self, start: int, end: int) -> int:
+        """The first pair of ``start .. end - 1`` that :func:`pack` must handle (``end``:
+        none; every pair before it has both items placed, where they stay)."""
+        x, y, rate = self.x[start:end], self.y[start:end], self.rate[start:end]
+        wx, wy = self.placed[x], self.placed[y]
+        both_placed = (wx >= 0) & (wy >= 0)
+        if not both_placed[0]:
+            return start
+        count = np.array(self.bins.count, dtype=np.int64)
+        held = np.array(self.bins.load, dtype=float)
+        lx, ly = self.loads[x], self.loads[y]
+        extra = self.least_loaded(np.where(ly > lx, ly, lx), count, held)
+        same = wx == wy
+        swap = (wy < wx) if self.keep_order else np.zeros(len(x), dtype=bool)
+        first = np.where(same | ~swap, wx, wy)
+        second = np.where(same, -1, np.where(swap, wx, wy))
+        extra = np.where((extra == first) | (extra == second), -1, extra)
+        cands = np.stack([first, np.where(same, extra, second), np.where(same, -1, extra)])
+        out_x = self.total[x] - rate  # x's other links, all crossing
+        out_y = self.total[y] - rate
+        x_cost, y_cost, x_fits, y_fits, both_fit = [], [], [], [], []
+        for b in cands:
+            valid = b >= 0
+            b = np.where(valid, b, 0)
+            on_x, on_y = wx == b, wy == b
+            n = count[b] - on_x - on_y
+            room = held[b]
+            room = np.where(on_x, room - lx, room)
+            room = np.where(on_y, room - ly, room)
+            cap, limit = self.count_cap[b], self.load_cap[b]
+            cost = out_x - self.table[b, x]
+            x_cost.append(np.where(on_y, cost + rate, cost))
+            cost = out_y - self.table[b, y]
+            y_cost.append(np.where(on_x, cost + rate, cost))
+            x_fits.append(valid & (n + 1 <= cap) & (room + lx <= limit))
+            y_fits.append(valid & (n + 1 <= cap) & (room + ly <= limit))
+            both_fit.append(valid & (n + 2 <= cap) & (room + lx + ly <= limit))
+        found = np.zeros(len(x), dtype=bool)
+        bar = np.zeros(len(x))
+        best_x = np.full(len(x), -1, dtype=np.int64)
+        best_y = best_x.copy()
+        for i in range(3):  # x's bins outer, y's inner, as best_combination
+            for j in range(3):
+                if i == j:
+                    ok = x_fits[i] & both_fit[i]
+                    cost = x_cost[i] + y_cost[i] + 0.0
+                else:
+                    ok = x_fits[i] & y_fits[j]
+                    cost = x_cost[i] + y_cost[j] + rate
+                take = ok & (~found | (cost < bar))
+                found |= take
+                bar = np.where(take, cost - _TIE, bar)
+                best_x = np.where(take, cands[i], best_x)
+                best_y = np.where(take, cands[j], best_y)
+        stays = both_placed & found & (best_x == wx) & (best_y == wy)
+        changes = np.flatnonzero(~stays)
+        return start + int(changes[0]) if changes.size else end
 
 
 def best_combination(

@@ -100,6 +100,8 @@ def _starts(
     """Every paper scheduler's successful schedule, in registry order (the searches,
     ``optimal`` and this one, are not starting points: too slow, or ourselves).
 
+    A task's answer is :func:`start_task`'s (plain JSON, as a distributed mapper ships
+    it) or the :class:`Schedule` itself (a mapper in this process that has it already).
     Without ``choose_parallelism``, only those that keep the user's parallelism. Past
     ``deadline`` (``time.perf_counter``) no further one is asked for once one has
     succeeded (with a lazy mapper such as the built-in ``map``, they do not run).
@@ -116,7 +118,7 @@ def _starts(
     ):
         if shipped is None:
             continue
-        result = Schedule.from_dict(shipped)
+        result = shipped if isinstance(shipped, Schedule) else Schedule.from_dict(shipped)
         if choose_parallelism or dict(result.parallelism) == asked:
             yield sid, result
             if time.perf_counter() > deadline:

@@ -1,5 +1,7 @@
-"""Aniello's pair-by-pair packing: both layouts of the neighbour traffic agree."""
+"""Aniello's pair-by-pair packing: both layouts of the neighbour traffic agree, and
+skipping the pairs that stay (StayScan) changes nothing."""
 
+import numpy as np
 import pytest
 
 import core.schedulers.aniello_packing as packing
@@ -31,4 +33,70 @@ def test_dense_and_dict_layouts_place_lf_diamond_x10_alike(monkeypatch):
     assert dense.decisions == sparse.decisions
     assert dense.details == sparse.details
     assert dense.details["observed_pairs"] == 20000
-    assert (dense.details["traffic_before"], dense.details["traffic_after"]) == (115837.5, 86062.5)
+    assert (dense.details["traffic_before"], dense.details["traffic_after"]) == (
+        154520.833,
+        128293.75,
+    )
+
+
+def _pair_by_pair(monkeypatch) -> None:
+    """Every pair through pack's own loop: the dense layout without its arrays (no scan)."""
+    tables = packing.neighbour_tables
+    monkeypatch.setattr(packing, "neighbour_tables", lambda adj, n: (*tables(adj, n)[:3], None))
+
+
+def _random_packing(seed: int, uniform: bool, keep_order: bool):
+    """A small packing with ties (integer loads and rates) and tight caps."""
+    rng = np.random.default_rng(seed)
+    items, bins = int(rng.integers(4, 14)), int(rng.integers(2, 5))
+    loads = rng.integers(0, 4, items).astype(float)
+    links = int(rng.integers(items, 4 * items))
+    flows = packing.hottest(
+        rng.integers(0, items, links),
+        rng.integers(0, items, links),
+        rng.integers(1, 6, links) * 1.0,
+    )
+    count_cap = rng.integers(-(-items // bins), items + 1, bins)
+    total = float(loads.sum())
+    load_cap = np.full(bins, total) if uniform else rng.uniform(0.3, 1.0, bins) * total
+    names = (lambda i: f"e{i}", lambda b: f"w{b}", "worker")
+
+    def run():
+        try:
+            slot_of, why, adj = packing.pack(
+                loads, flows, packing.Bins(count_cap, load_cap), names, keep_order
+            )
+        except packing.Infeasible as err:
+            return str(err)
+        return slot_of.tolist(), why, adj
+
+    return run
+
+
+def test_skipping_the_pairs_that_stay_changes_nothing(monkeypatch):
+    cases = [_random_packing(s, s % 2 == 0, s % 3 != 0) for s in range(300)]
+    skipped = []
+    first_change = packing.StayScan.first_change
+
+    def counted(scan, start, end):
+        stop = first_change(scan, start, end)
+        skipped.append(stop - start)
+        return stop
+
+    monkeypatch.setattr(packing.StayScan, "first_change", counted)
+    scanned = [run() for run in cases]
+    _pair_by_pair(monkeypatch)
+    assert [run() for run in cases] == scanned
+    assert sum(skipped) > 300  # the scan did skip pairs (not only handed them back)
+    assert any(isinstance(r, str) for r in scanned)  # and some cases fit nowhere
+
+
+def test_lf_star_x10_is_placed_alike_with_and_without_the_scan(monkeypatch):
+    sc = preset("lf-star-x10")
+    observed = with_observations(sc, sc.workload.rate, "aniello-offline")
+    scanned = run_scheduler(observed, "aniello-online")
+    _pair_by_pair(monkeypatch)
+    alone = run_scheduler(observed, "aniello-online")
+    assert scanned.placement() == alone.placement()
+    assert scanned.decisions == alone.decisions
+    assert scanned.details == alone.details
