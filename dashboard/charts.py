@@ -9,7 +9,7 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.figures import VIOLATIONS_KEY, Figure, Skipped, is_ok
-from dashboard import export, ids, ranking, registry
+from dashboard import export, ids, ranking, registry, sweep_view
 from dashboard.colors import BETTER, MUTED, WORSE
 from dashboard.figures import (
     DIFF_FIGURES,
@@ -201,6 +201,8 @@ def show_results(results):
     """Charts and table from the result rows of the last simulation."""
     if not results:
         raise PreventUpdate
+    if sweep_view.is_set_results(results):  # a topology set: slotscope sweep's tables
+        return sweep_view.set_view(results)
     rows, rate, colors = results["results"], results["offered"], registry.colors()
     failed = [Skipped.from_json(r) for r in rows if not is_ok(r)]
     if not ok_rows(rows):
@@ -262,6 +264,7 @@ def download_results(_csv, _json, results):
     figures' legend (:func:`dashboard.export.download_doc`)."""
     if not results:
         return no_update
-    return export.download_doc(
-        results, "csv" if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON else "json"
-    )
+    fmt = "csv" if ctx.triggered_id == ids.DOWNLOAD_CSV_BUTTON else "json"
+    if sweep_view.is_set_results(results):
+        return sweep_view.download(results, fmt)
+    return export.download_doc(results, fmt)

@@ -4,20 +4,21 @@ One small cell per node (a plotly heatmap: one trace draws thousands of cells), 
 grouped by rack, recoloured by the figure the user picks (:data:`GRID_FIGURES`: CPU
 and memory used, as declared by the executors, slots used, executors). One grid per
 picked scheduler, side by side, each with the topologies that did not fit under it,
-in words (:func:`core.topology_set.explain_unfit`). The topology picker greys out the
+in words (:func:`core.topology_set.explain_unfit`). Its component ids are in
+:mod:`dashboard.ids` (``CLUSTER_*``). The topology picker greys out the
 nodes that do not host the topology; clicking a cell lists the node's worker slots and
 their executors by topology and component (:func:`node_slots`).
 
 The per-node figures are plain numpy functions of the combined placement
-(:func:`node_aggregates`: arrays that grow with executors plus nodes). Placements run
-in the dashboard's background placement pool (:data:`dashboard.jobs.placements`);
+(:func:`node_aggregates`: arrays that grow with executors plus nodes). Placements
+(:func:`dashboard.compute.topology_set_schedule`, the view's one way into the core's
+scheduling) run in the dashboard's background placement pool (:data:`dashboard.jobs.placements`);
 a request waits at most :data:`WAIT_S` for them, then the view polls. Results are kept
 per (preset, scheduler) for the server's life (:func:`cluster_result`).
 """
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,21 +31,10 @@ from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from core.hardware import total_cores
 from core.model import ACKER_ID, QUALIFIER, Scenario
 from core.placement import Assignment
-from core.presets import LARGE_PRESETS, preset
+from core.presets import LARGE_PRESETS
 from core.registry import SCHEDULERS
-from core.topology_set import ACKER_REQUEST, CPU_PCT_PER_CORE, MB_PER_GB, schedule_set
-from dashboard import jobs
-
-SECTION = "cluster"
-PRESET_PICK = "cluster-preset"
-SCHEDULER_PICK = "cluster-schedulers"
-FIGURE_PICK = "cluster-figure"
-TOPOLOGY_PICK = "cluster-topology"
-GRIDS = "cluster-grids"
-STATUS = "cluster-status"
-DETAIL = "cluster-detail"
-POLL = "cluster-poll"
-GRID_TYPE = "cluster-grid"
+from core.topology_set import ACKER_REQUEST, CPU_PCT_PER_CORE, MB_PER_GB
+from dashboard import compute, ids, jobs
 
 WAIT_S = 1.5  # a request waits this long for its placements, at most; then the view polls
 POLL_MS = 1000
@@ -275,17 +265,16 @@ _RESULTS_LOCK = threading.Lock()
 KEPT_RESULTS = 12  # (preset, scheduler) results kept: about 2 MB each on largeCluster02
 
 
-@functools.lru_cache(maxsize=4)
 def cluster_scenario(name: str) -> Scenario:
-    """A preset's validated scenario, built once."""
-    return preset(name)
+    """A preset's validated scenario, built once (:func:`dashboard.compute.preset_scenario`)."""
+    return compute.preset_scenario(name)
 
 
 def compute_result(name: str, scheduler: str) -> ClusterResult:
     """Place a preset's topology set with one scheduler and sum it per node."""
     scenario = cluster_scenario(name)
     try:
-        result = schedule_set(scenario, scheduler)
+        result = compute.topology_set_schedule(scenario, scheduler)
     except Exception as err:  # a scheduler's failure is shown in its column, in words
         return ClusterResult(None, error=f"{scheduler} failed: {err}")
     unfit = tuple(
@@ -448,7 +437,7 @@ def scheduler_column(
             hosting = f"{topology}: on {int(result.aggregates.hosts(topology).sum())} nodes"
         body = [
             dcc.Graph(
-                id={"type": GRID_TYPE, "scheduler": scheduler},
+                id=ids.cluster_grid_id(scheduler),
                 figure=grid_figure(result.aggregates, figure, topology),
                 config={"displayModeBar": False},
                 className="cluster-grid",
@@ -507,7 +496,7 @@ def layout() -> html.Section:
     schedulers = [s for s in SCHEDULERS if s in DEFAULT_SCHEDULERS or s.startswith("ras-")]
     schedulers += [s for s in SCHEDULERS if s not in schedulers]
     return html.Section(
-        id=SECTION,
+        id=ids.CLUSTER_SECTION,
         className="cluster-view",
         children=[
             html.H2("Cluster view"),
@@ -521,20 +510,20 @@ def layout() -> html.Section:
                 className="cluster-controls",
                 children=[
                     dcc.RadioItems(
-                        id=PRESET_PICK,
+                        id=ids.CLUSTER_PRESET,
                         options=[{"label": n, "value": n} for n in LARGE_PRESETS],
                         value=None,
                         inline=True,
                     ),
                     dcc.Dropdown(
-                        id=SCHEDULER_PICK,
+                        id=ids.CLUSTER_SCHEDULERS,
                         options=[{"label": s, "value": s} for s in schedulers],
                         value=list(DEFAULT_SCHEDULERS),
                         multi=True,
                         clearable=False,
                     ),
                     dcc.RadioItems(
-                        id=FIGURE_PICK,
+                        id=ids.CLUSTER_FIGURE,
                         options=[
                             {"label": v[0].split(" (")[0], "value": k}
                             for k, v in GRID_FIGURES.items()
@@ -543,31 +532,31 @@ def layout() -> html.Section:
                         inline=True,
                     ),
                     dcc.Dropdown(
-                        id=TOPOLOGY_PICK,
+                        id=ids.CLUSTER_TOPOLOGY,
                         options=[],
                         value=None,
                         placeholder="Highlight one topology",
                     ),
                 ],
             ),
-            html.Div("Pick a cluster.", id=STATUS, className="cluster-status"),
-            html.Div(id=GRIDS, className="cluster-grids", style=GRIDS_STYLE),
-            html.Div(id=DETAIL, className="cluster-detail"),
-            dcc.Interval(id=POLL, interval=POLL_MS, disabled=True),
+            html.Div("Pick a cluster.", id=ids.CLUSTER_STATUS, className="cluster-status"),
+            html.Div(id=ids.CLUSTER_GRIDS, className="cluster-grids", style=GRIDS_STYLE),
+            html.Div(id=ids.CLUSTER_DETAIL, className="cluster-detail"),
+            dcc.Interval(id=ids.CLUSTER_POLL, interval=POLL_MS, disabled=True),
         ],
     )
 
 
 @callback(
-    Output(GRIDS, "children"),
-    Output(STATUS, "children"),
-    Output(POLL, "disabled"),
-    Output(TOPOLOGY_PICK, "options"),
-    Input(PRESET_PICK, "value"),
-    Input(SCHEDULER_PICK, "value"),
-    Input(FIGURE_PICK, "value"),
-    Input(TOPOLOGY_PICK, "value"),
-    Input(POLL, "n_intervals"),
+    Output(ids.CLUSTER_GRIDS, "children"),
+    Output(ids.CLUSTER_STATUS, "children"),
+    Output(ids.CLUSTER_POLL, "disabled"),
+    Output(ids.CLUSTER_TOPOLOGY, "options"),
+    Input(ids.CLUSTER_PRESET, "value"),
+    Input(ids.CLUSTER_SCHEDULERS, "value"),
+    Input(ids.CLUSTER_FIGURE, "value"),
+    Input(ids.CLUSTER_TOPOLOGY, "value"),
+    Input(ids.CLUSTER_POLL, "n_intervals"),
 )
 def draw(name: str | None, schedulers: list[str] | None, figure: str, topology: str | None, _n):
     """One column per scheduler; polls while any placement runs."""
@@ -590,10 +579,10 @@ def draw(name: str | None, schedulers: list[str] | None, figure: str, topology: 
 
 
 @callback(
-    Output(DETAIL, "children"),
-    Input({"type": GRID_TYPE, "scheduler": ALL}, "clickData"),
-    State(PRESET_PICK, "value"),
-    State(TOPOLOGY_PICK, "value"),
+    Output(ids.CLUSTER_DETAIL, "children"),
+    Input({"type": ids.CLUSTER_GRID_TYPE, "scheduler": ALL}, "clickData"),
+    State(ids.CLUSTER_PRESET, "value"),
+    State(ids.CLUSTER_TOPOLOGY, "value"),
     prevent_initial_call=True,
 )
 def drill(_clicks: list[Any], name: str | None, topology: str | None):

@@ -52,6 +52,7 @@ from typing import Any
 
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
+from core.presets import preset
 from core.problem import Problem, problem_of
 from core.registry import (
     PAPER_SCHEDULERS,
@@ -60,13 +61,14 @@ from core.registry import (
     SchedulerError,
     get_scheduler,
     resolve_params,
-    run_scheduler,
     with_observations,
 )
 from core.schedulers.base import run_spec
 from core.search import slotscope
 from core.simulator import Analysis, analyze
 from core.topology import TopologyGraph
+from core.topology_set import SetSchedule, schedule_set
+from dashboard import set_placement
 
 log = logging.getLogger(__name__)
 SEARCHES = ("optimal", "slotscope")  # schedulers that start from the others' placements
@@ -152,6 +154,16 @@ def observed(text: str, rate: float, scheduler: str) -> Scenario:
     return with_observations(scenario_of(text), rate, running, current=current)
 
 
+def observed_problem(text: str, rate: float, scheduler: str) -> Problem:
+    """The :class:`core.problem.Problem` of :func:`observed`: the scenario's own with the
+    observed scenario in it. A Problem's graph, node arrays and service matrices do not
+    read observations, so they are the scenario's; looking the observed scenario up by
+    its content would hash its (up to 20,000) observed flows on every edit instead."""
+    own = problem_of(scenario_of(text))
+    key = f"{own.key}:observed:{scheduler}@{rate!r}"
+    return replace(own, scenario=observed(text, rate, scheduler), key=key)
+
+
 @lru_cache(maxsize=64)
 def graph_of(text: str, parallelism: tuple[tuple[str, int], ...]) -> TopologyGraph:
     """The topology graph at a parallelism, shared by every scheduler that keeps it
@@ -170,13 +182,15 @@ def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Pl
     SchedulerError). ``params_key`` is :func:`resolved_params`; ``rate`` is
     :func:`observation_rate`."""
     start = time.perf_counter()
-    scenario = scenario_of(text) if rate is None else observed(text, rate, scheduler)
+    scenario = scenario_of(text) if rate is None else observed_problem(text, rate, scheduler)
     params = json.loads(params_key)
     if scheduler == "slotscope":  # started from the memo's paper placements
         spec = replace(SCHEDULERS[scheduler], run=_slotscope_from_page(text))
         schedule = run_spec(spec, scenario, params)
+    elif scheduler not in SEARCHES and set_placement.is_set(scenario):  # Storm's set order
+        schedule = set_placement.union_schedule(scenario_of(text), scheduler, params, rate)
     else:
-        schedule = run_scheduler(scenario, scheduler, params)
+        schedule = run_spec(get_scheduler(scheduler), scenario, params)
     graph = graph_of(text, tuple(sorted(schedule.parallelism.items())))
     metrics = (
         placement_metrics(graph, schedule.placement()) if _fully_placed(graph, schedule) else None
@@ -251,7 +265,9 @@ def _slotscope_from_page(text: str) -> Callable[[Problem, Mapping[str, Any]], An
     """``slotscope``'s search with a mapper that answers its starting tasks from the memo.
 
     Each task names a paper scheduler and carries the scenario ``text`` parses to;
-    the answer is what :func:`core.search.slotscope.start_task` would return.
+    the answer is the memo's :class:`Schedule` (what
+    :func:`core.search.slotscope.start_task` would return, without its round trip
+    through plain JSON), or None.
     """
 
     def mapper(func: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
@@ -260,7 +276,7 @@ def _slotscope_from_page(text: str) -> Callable[[Problem, Mapping[str, Any]], An
         out = []
         for task in tasks:
             start = starting_placement(text, task["scheduler"])
-            out.append(None if start is None else start.to_dict())
+            out.append(start)
         return out
 
     def run(problem: Problem, params: Mapping[str, Any]) -> Any:
@@ -393,3 +409,23 @@ def headline(ev: Evaluation) -> dict[str, Any]:
         "saturated": a.saturated if a else None,
         "bottleneck": a.bottleneck if a else None,
     }
+
+
+# -- Topology sets on the large presets (the Cluster view) ---------------------------
+
+
+@lru_cache(maxsize=4)
+def preset_scenario(name: str) -> Scenario:
+    """A preset's validated scenario, built once per name (a large preset takes seconds)."""
+    return preset(name)
+
+
+def topology_set_schedule(scenario: Scenario, scheduler: str) -> SetSchedule:
+    """A topology set placed by one scheduler in Storm's order
+    (:func:`core.topology_set.schedule_set`: a ``SetSchedule``, topologies that did not
+    fit reported per topology). Not memoised here: the Cluster view keeps each result per
+    (preset, scheduler) and runs it in the background placement pool.
+
+    Raises whatever the scheduler raises (the view shows it in the scheduler's column).
+    """
+    return schedule_set(scenario, scheduler)

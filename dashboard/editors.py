@@ -14,6 +14,7 @@ from typing import Any
 import dash_ag_grid as dag
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
+from core.cpus import CPUS
 from core.model import GROUPINGS, Scenario, ScenarioError
 from dashboard import ids
 from dashboard.glossary import FLOPS_FORMATTER, FLOPS_HEADER, FLOPS_TOOLTIP, SPEED_TOOLTIP
@@ -45,9 +46,11 @@ OP_LABELS = {"add": "+ Add", "duplicate": "Duplicate", "delete": "Delete"}
 HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     NODES: (
         ("id", "Node", "text"),
+        ("cpu_model", "CPU model", "text"),
         ("type", "Type", "text"),
         ("sockets", "Sockets", "number"),
         ("cores", "Cores", "number"),
+        ("threads", "Threads", "number"),
         ("ghz", "GHz", "number"),
         ("flops_per_cycle", FLOPS_HEADER, "number"),
         ("ram_gb", "RAM GB", "number"),
@@ -65,6 +68,21 @@ HEADERS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     ),
     STREAMS: (("from", "From", "text"), ("to", "To", "text"), ("grouping", "Grouping", "text")),
 }
+# Shown, not edited: a CPU model fills cores, threads and GHz only where a node leaves them
+# out, and a loaded node has them all, so picking another model here would change its speed
+# per clock while its cores, threads and clock stayed: the three are edited instead.
+READ_ONLY = {"cpu_model"}
+HEADER_TOOLTIPS = {
+    "cpu_model": "The node's processor in slotscope's CPU table (core/cpus.py: "
+    + ", ".join(CPUS)
+    + "); it sets the work per clock and the all-core clock. Read-only here: edit Cores, "
+    "Threads and GHz. Empty: no model (work per clock 1, the base clock).",
+    "threads": "Hardware threads per socket (SMT, e.g. Hyper-Threading), at least the "
+    "cores; empty: the CPU model's threads per core x cores, else as many as the cores. "
+    "By default each thread beyond a core adds 0.3 of a core (Intel's up-to-30% figure).",
+    "cores": "Physical cores per socket, at most the node's hardware threads: to add "
+    "cores beyond them, raise Threads too.",
+}
 DERIVED_COLUMNS = (
     ("processing_speed", "Speed", SPEED_TOOLTIP),
     ("computation_power", "Power", "0.8 × speed + 0.2 × RAM GB (TOP-Storm Eq. 2, α = 0.8)"),
@@ -79,12 +97,16 @@ def column_defs(grid: str) -> list[dict[str, Any]]:
             "field": field,
             "headerName": header,
             "cellDataType": kind,
-            "editable": True,
+            "editable": field not in READ_ONLY,
             "cellClassRules": {"cell-invalid": f"params.data.{ERROR_PREFIX}{field}"},
             "tooltipField": f"{ERROR_PREFIX}{field}",
         }
         if field == "id":
             col.update(pinned="left", minWidth=96)
+        if field in HEADER_TOOLTIPS:
+            col["headerTooltip"] = HEADER_TOOLTIPS[field]
+        if field in READ_ONLY:
+            col.update(cellClass="derived", minWidth=96)
         if field == "flops_per_cycle":  # TOP-Storm's Table 4 puts BogoMIPS here: say so
             col.update(headerTooltip=FLOPS_TOOLTIP, valueFormatter=FLOPS_FORMATTER, minWidth=120)
         if field == "grouping":
@@ -248,6 +270,10 @@ def _changed(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> Any:
     return new if new != old else no_update
 
 
+# What to do about a message that names a cell other than the one just edited
+FIX_HINTS = {(NODES, "threads"): " Raise Threads with the cores (or type fewer cores)."}
+
+
 def error_banner(cell: CellError) -> html.Div:
     where = f"{cell.grid} row {cell.row + 1}, column '{cell.column}': " if cell.grid else ""
     return html.Div(
@@ -255,6 +281,7 @@ def error_banner(cell: CellError) -> html.Div:
             html.Strong("Not applied. "),
             where,
             cell.message,
+            FIX_HINTS.get((cell.grid or "", cell.column or ""), ""),
             html.Span(" — the placements show the last valid scenario.", className="muted"),
         ],
         className="alert alert-error",

@@ -157,3 +157,19 @@ PAPERS_CHART = "papers-chart"
 PAPERS_DETAIL = "papers-detail"
 PAPERS_STORE = "papers-store"
 PAPERS_POLL = "papers-poll"
+
+# the Cluster view (dashboard/cluster_view.py): a topology set on a large cluster
+CLUSTER_SECTION = "cluster"
+CLUSTER_PRESET = "cluster-preset"
+CLUSTER_SCHEDULERS = "cluster-schedulers"
+CLUSTER_FIGURE = "cluster-figure"
+CLUSTER_TOPOLOGY = "cluster-topology"
+CLUSTER_GRIDS = "cluster-grids"
+CLUSTER_STATUS = "cluster-status"
+CLUSTER_DETAIL = "cluster-detail"
+CLUSTER_POLL = "cluster-poll"
+CLUSTER_GRID_TYPE = "cluster-grid"  # one heatmap per scheduler: {"type": ..., "scheduler": s}
+
+
+def cluster_grid_id(scheduler: str) -> dict[str, str]:
+    return {"type": CLUSTER_GRID_TYPE, "scheduler": scheduler}

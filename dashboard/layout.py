@@ -38,6 +38,7 @@ from dashboard import (
     papers,
     registry,
     scenario_bar,
+    set_page,
     view_state,
 )
 from dashboard import glossary as page_glossary
@@ -94,7 +95,7 @@ def topbar(scenario: Scenario, present_query: str) -> html.Header:
             ),
             html.A(
                 "Cluster",
-                href=f"#{cluster_view.SECTION}",
+                href=f"#{ids.CLUSTER_SECTION}",
                 className="topbar-link",
                 title="A topology set on a large cluster: one cell per node, by rack",
             ),
@@ -315,7 +316,7 @@ def serve() -> html.Div:
                     scenario_bar.layout(view.loaded, selected, params, rate),
                     # the placements come before the editors: the first screen shows one
                     panels.layout(data, selected, params, rate),
-                    editors.layout(scenario_rows(scenario), scenario),
+                    editors.layout(scenario_rows(scenario), set_page.shown(scenario)),
                     charts.layout(),
                     papers.layout(),
                     cluster_view.layout(),

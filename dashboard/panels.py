@@ -47,6 +47,11 @@ SERVE_WAIT_S = 4.0  # a page load waits this long in all for its background plac
 EDIT_WAIT_S = 2.0  # an edit's panel refresh waits this long before showing progress
 PANEL_POLL_MS = 1000  # a pending panel asks for its placement this often
 PANEL_POLL_TYPE = "panel-poll"  # the dcc.Interval of a pending panel
+# The graphs' layouts carry a digest of their elements (``PanelContent.layouts``), so new
+# elements come with a new layout and cytoscape runs it once. Its own refresh on elements
+# added or removed (``autoRefreshLayout``, on by default) ran the same layout a second time
+# 100 ms later, dagre included, in every panel of every preset switch and edit: off.
+REFRESH_LAYOUT = False
 
 
 def poll_id(scheduler: str) -> dict[str, str]:
@@ -162,6 +167,7 @@ def frame(
                         stylesheet=DAG_STYLESHEET,
                         className="cyto cyto-dag",
                         minZoom=DAG_MIN_ZOOM,  # labels never drawn under 12 px
+                        autoRefreshLayout=REFRESH_LAYOUT,
                         maxZoom=2.5,
                         autoungrabify=True,
                         boxSelectionEnabled=False,
@@ -181,6 +187,7 @@ def frame(
                         stylesheet=stylesheet or map_stylesheet(),
                         className="cyto cyto-map",
                         minZoom=MAP_MIN_ZOOM,
+                        autoRefreshLayout=REFRESH_LAYOUT,
                         maxZoom=4,
                         autoungrabify=True,
                         boxSelectionEnabled=False,

@@ -26,7 +26,19 @@ NODES, COMPONENTS, STREAMS = "nodes", "components", "streams"
 GRIDS = (NODES, COMPONENTS, STREAMS)
 
 COLUMNS: Mapping[str, tuple[str, ...]] = {
-    NODES: ("id", "type", "sockets", "cores", "ghz", "flops_per_cycle", "ram_gb", "slots", "rack"),
+    NODES: (
+        "id",
+        "cpu_model",
+        "type",
+        "sockets",
+        "cores",
+        "threads",
+        "ghz",
+        "flops_per_cycle",
+        "ram_gb",
+        "slots",
+        "rack",
+    ),
     COMPONENTS: (
         "id",
         "parallelism",
@@ -93,6 +105,8 @@ def with_derived(row: Mapping[str, Any], alpha: float = 0.8) -> dict[str, Any]:
 
 def scenario_rows(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
     """The editor rows of a scenario, one per node, component and stream."""
+    if scenario.topologies is not None:  # a set: one topology at a time (dashboard/set_page.py)
+        return set_rows(scenario)
     data = scenario.to_json_dict()
     out = {}
     for grid, (section, key) in _SECTIONS.items():
@@ -108,6 +122,8 @@ def scenario_data(
     ackers: Any = None,
 ) -> dict[str, Any]:
     """Scenario JSON: ``base`` with the grids' rows and the topology's W and ackers."""
+    if "topologies" in base:  # a set: the rows go to the topology they name
+        return set_data(base, rows, workers, ackers)
     data = json.loads(json.dumps(base))
     for grid, (section, key) in _SECTIONS.items():
         data.setdefault(section, {})[key] = [model_fields(r) for r in rows.get(grid, ())]
@@ -248,6 +264,8 @@ def rows_after(
 
 def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
     """What loading a scenario sets: base store, the three grids, W, ackers, rate."""
+    if scenario.topologies is not None:  # a set: the base holds it whole
+        return set_outputs(scenario)
     rows = scenario_rows(scenario)
     topo = scenario.topology
     return (
@@ -259,3 +277,72 @@ def scenario_outputs(scenario: Scenario) -> tuple[Any, ...]:
         topo.ackers,
         scenario.workload.rate,
     )
+
+
+# A topology set in the editors (dashboard/set_page.py draws its line and picker): the
+# grids show one topology at a time, each component and stream row marked with its name.
+TOPOLOGY_KEY = "_topology"  # hidden row field: the set's topology a row belongs to
+
+
+def picked_scenario(scenario: Scenario, name: str | None = None) -> Scenario:
+    """The scenario with the one topology ``name`` (the first when None or unknown) in
+    place of the set: what the editors show. Not validated again (each topology of a
+    valid set is valid on its own)."""
+    topologies = scenario.topology_set
+    chosen = next((t for t in topologies if t.name == name), topologies[0])
+    return scenario.model_copy(update={"topologies": None, "topology": chosen})
+
+
+def _marked(rows: Sequence[Mapping[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [{**r, TOPOLOGY_KEY: name} for r in rows]
+
+
+def set_outputs(scenario: Scenario, name: str | None = None) -> tuple[Any, ...]:
+    """:func:`dashboard.rows.scenario_outputs` of a set: the whole set as the base store,
+    the grids and W / ackers of topology ``name`` (default the first), the rate."""
+    single = picked_scenario(scenario, name)
+    out = list(scenario_outputs(single))
+    out[0] = scenario.to_json_dict()
+    out[2] = _marked(out[2], single.topology.name)
+    out[3] = _marked(out[3], single.topology.name)
+    return tuple(out)
+
+
+def set_rows(scenario: Scenario, name: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The editor rows of a set: the cluster's nodes, topology ``name``'s components and
+    streams (each marked with the topology's name)."""
+    out = set_outputs(scenario, name)
+    return {NODES: out[1], COMPONENTS: out[2], STREAMS: out[3]}
+
+
+def rows_topology(rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> str | None:
+    """The topology the component and stream rows belong to (None when no row says)."""
+    for grid in (COMPONENTS, STREAMS):
+        for row in rows.get(grid) or ():
+            if row.get(TOPOLOGY_KEY):
+                return str(row[TOPOLOGY_KEY])
+    return None
+
+
+def set_data(
+    base: Mapping[str, Any],
+    rows: Mapping[str, Sequence[Mapping[str, Any]]],
+    workers: Any = None,
+    ackers: Any = None,
+) -> dict[str, Any]:
+    """Scenario JSON of a set: ``base`` with the nodes grid as its cluster and the
+    component and stream grids (and W, ackers) as the topology their rows name. When no
+    row names a topology of the set, only the nodes are applied."""
+    data = json.loads(json.dumps(base))
+    names = [t.get("name") for t in data["topologies"]]
+    name = rows_topology(rows)
+    if name not in names:
+        data.setdefault("cluster", {})["nodes"] = [model_fields(r) for r in rows.get(NODES, ())]
+        return data
+    index = names.index(name)
+    single = {k: v for k, v in data.items() if k != "topologies"}
+    single["topology"] = data["topologies"][index]
+    edited = scenario_data(single, rows, workers, ackers)
+    data["topologies"][index] = edited["topology"]
+    data["cluster"] = edited["cluster"]
+    return data

@@ -29,10 +29,10 @@ from dash import (
 from dash.exceptions import PreventUpdate
 
 from core.model import ScenarioError, validate_scenario
-from core.presets import PRESETS, preset
+from core.presets import LARGE_PRESETS, PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
 from core.settings import MAX_SCENARIO_BYTES, SettingsError, check_rate
-from dashboard import ids, importer, registry, simulate, view_state
+from dashboard import ids, importer, registry, set_page, simulate, view_state
 from dashboard.jobs import WEB_CAPS
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import UPLOAD_GUARD_BYTES, decode_upload, scenario_download
@@ -259,6 +259,7 @@ def layout(
                     ),
                 ],
             ),
+            set_page.bar_row(),  # a topology set: its words and topology picker
             html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
             html.Div(id=ids.LINK_NOTE, className="message muted", role="status"),
             dcc.Store(id=ids.LOADED_STORE, data=preset_name),
@@ -304,6 +305,8 @@ def load_scenario(preset_name, contents, filename, loaded=None):
             return (*out[:7], no_update, no_update, no_update, out[7])
         box = box_outputs(view_state.loaded_value("uploaded", out[0].get("name") or "scenario"))
         return (*out[:7], *box, out[7])
+    if preset_name in LARGE_PRESETS and preset_name != loaded:  # a topology set
+        return set_page.load_large(preset_name, loaded, box_outputs)
     if preset_name not in PRESETS or preset_name == loaded:
         return (no_update,) * 11
     return (*scenario_outputs(preset(preset_name)), *box_outputs(preset_name), "")

@@ -4,16 +4,23 @@ Start submits ``dashboard.jobs.spark_compare`` to the job pool (or answers at
 once from the cache); a ``dcc.Interval`` polls the job's progress until it
 finishes; Cancel cancels its Spark job group. A failed or cancelled job
 leaves a message and a usable page.
+
+On a topology set (several ``topologies``) Simulate runs ``slotscope sweep``'s job
+instead (:func:`core.sweep.spark_sweep`: one Spark task per scheduler on the whole set,
+R* and latency per topology at the page's rate), drawn by :mod:`dashboard.sweep_view`;
+replicas, tuples and the rate sweep do not apply to it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dash import Input, Output, State, callback, dcc, html, no_update
 from flask import current_app
 
+from core import spark
 from core.registry import SCHEDULERS
 from core.settings import (
     MAX_REPLICAS,
@@ -26,16 +33,19 @@ from core.settings import (
     check_count,
     check_rate,
 )
-from dashboard import ids
+from core.sweep import spark_sweep
+from dashboard import ids, sweep_view
 from dashboard.compute import canonical, scenario_of
 from dashboard.jobs import (
     CANCELLED,
     DONE,
     FAILED,
     MASTER_CONFIG,
+    SPARK_NICE,
     job_pool,
     settings_key,
     spark_compare,
+    web_params,
 )
 
 SWEEP_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0)  # offered-rate multiples of a sweep
@@ -88,7 +98,7 @@ def settings_problems(selected: Sequence[str] | None, rate: Any, replicas: Any, 
 
 def export_states(results: Mapping[str, Any] | None) -> tuple[bool, str, bool, str]:
     """(disabled, title) of the CSV and the JSON button: enabled once there are results."""
-    if results and results.get("results"):
+    if results and (results.get("results") or sweep_view.is_set_results(results)):
         return (
             False,
             EXPORT_TITLES[ids.DOWNLOAD_CSV_BUTTON],
@@ -175,8 +185,22 @@ def _bar(done: int, total: int, state: str = "running") -> dict[str, str]:
     return {"width": f"{pct:.0f}%"}
 
 
-def _pack(doc: Mapping[str, Any], offered: float, scenario_text: str) -> dict[str, Any]:
+def is_topology_set(scenario: Mapping[str, Any] | None) -> bool:
+    """Whether the page's scenario (its JSON) is a set of several topologies
+    (``Scenario.is_set``), read without validating it again.
+
+    >>> is_topology_set({"topologies": [{}, {}]}), is_topology_set({"topologies": [{}]})
+    (True, False)
+    """
+    return len((scenario or {}).get("topologies") or []) > 1
+
+
+def _pack(
+    doc: Mapping[str, Any], offered: float, scenario_text: str, kind: str = ""
+) -> dict[str, Any]:
     """What the results store holds: the rows, and the scenario they belong to."""
+    if kind == sweep_view.SET_KIND:
+        return sweep_view.pack(doc, offered, scenario_text)
     return {
         "engine": doc.get("engine", {}),
         "results": list(doc.get("results", [])) + list(doc.get("skipped", [])),
@@ -212,6 +236,32 @@ def _comparison(scenario_text: str, schedulers: Sequence[tuple[str, dict]], sett
             group=job_group,
             progress=progress,
         )
+
+    return work
+
+
+def _set_sweep(scenario_text: str, schedulers: Sequence[tuple[str, dict]], settings: Settings):
+    """The job of Simulate on a topology set: ``slotscope sweep``'s, in the job's group
+    (so Cancel cancels it), at the page's rate, with the page's parameters within its caps."""
+    names = [sid for sid, _ in schedulers]
+    params = {sid: json.loads(web_params(sid, canonical(p))) for sid, p in schedulers if p}
+
+    def work(job_group: str, progress) -> dict[str, Any]:
+        scenario = scenario_of(scenario_text)
+        spark.lower_priority(SPARK_NICE)  # as spark_compare: the page keeps its CPU
+        try:
+            return spark_sweep(
+                scenario,
+                {"json": scenario_text},
+                names,
+                settings.rates,
+                master=settings.master,
+                progress=progress,
+                group=job_group,
+                params=params,
+            )
+        finally:
+            spark.lower_priority(SPARK_NICE)
 
     return work
 
@@ -252,9 +302,11 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
     chosen = [s for s in SCHEDULERS if s in (selected or [])]
     if not chosen:
         return {**unchanged, "message": _not_started("pick at least one scheduler to simulate")}
+    kind = sweep_view.SET_KIND if is_topology_set(scenario) else ""
     try:
+        checked = check_rate(rate)
         settings = Settings(
-            rates=tuple(sweep_rates(check_rate(rate), bool(sweep))),
+            rates=(checked,) if kind else tuple(sweep_rates(checked, bool(sweep))),
             replicas=replicas,
             tuples=tuples,
             seed=0,
@@ -265,10 +317,12 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
     schedulers = [(s, dict((params or {}).get(s, {}))) for s in chosen]
     pool = job_pool()
     text = canonical(scenario)
-    key = settings_key(scenario, {"schedulers": schedulers, **settings.as_dict()})
-    job_id = pool.submit(key, _comparison(text, schedulers, settings))
+    marks = {"kind": kind} if kind else {}  # a single topology keeps its cache keys
+    key = settings_key(scenario, {"schedulers": schedulers, **marks, **settings.as_dict()})
+    work = _set_sweep if kind else _comparison
+    job_id = pool.submit(key, work(text, schedulers, settings))
     status = pool.status(job_id)
-    job = {"id": job_id, "rate": float(rate), "key": key, "scenario": text}
+    job = {"id": job_id, "rate": float(rate), "key": key, "scenario": text, "kind": kind}
     if status["state"] == DONE:
         doc = pool.result(job_id)
         same = bool(shown) and shown.get("key") == key  # these results are on screen already
@@ -276,7 +330,7 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
             "job": job,
             "poll": True,
             "message": "",
-            "results": no_update if same else _pack(doc, float(rate), text),
+            "results": no_update if same else _pack(doc, float(rate), text, kind),
             "buttons": (False, True),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
@@ -325,7 +379,7 @@ def poll_job(tick, job):
         doc = pool.result(job["id"])
         return {
             **stopped,
-            "results": _pack(doc, job["rate"], job.get("scenario", "")),
+            "results": _pack(doc, job["rate"], job.get("scenario", ""), job.get("kind", "")),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
             "message": "",

@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from core.model import ScenarioError, validate_scenario
-from core.presets import PRESETS, preset
+from core.presets import LARGE_PRESETS, PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
 from core.settings import SettingsError, check_rate
 from dashboard import registry
@@ -93,6 +93,9 @@ def loaded_value(kind: str, name: str) -> str:
     return LOADED_PREFIXES[kind] + name
 
 
+LARGE_GROUP = "__large_presets__"  # the disabled heading of the large presets
+
+
 def loaded_kind(value: str | None) -> str | None:
     """``preset``, ``imported`` or ``uploaded`` for a preset box value; None if neither.
 
@@ -110,9 +113,19 @@ def loaded_kind(value: str | None) -> str | None:
 def preset_options(loaded: str | None = None) -> list[dict[str, Any]]:
     """The preset box's options: every preset, then what is loaded when it is no preset."""
     options = [{"label": name, "value": name, "title": desc} for name, (desc, _) in PRESETS.items()]
-    if loaded is not None and loaded not in PRESETS:
+    options += large_preset_options()
+    if loaded is not None and loaded not in PRESETS and loaded not in LARGE_PRESETS:
         options.append({"label": loaded, "value": loaded, "title": "the scenario loaded now"})
     return options
+
+
+def large_preset_options() -> list[dict[str, Any]]:
+    """The large-cluster topology sets, a group of their own under a disabled heading."""
+    heading = "── Large clusters: topology sets ──"
+    group = [{"label": heading, "value": LARGE_GROUP, "disabled": True}]
+    return group + [
+        {"label": name, "value": name, "title": desc} for name, (desc, _) in LARGE_PRESETS.items()
+    ]
 
 
 def default_pair(schedulers: Sequence[str]) -> tuple[str | None, str | None]:

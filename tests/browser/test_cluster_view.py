@@ -11,6 +11,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
 from browser.duo_helpers import click, wait_until
 from dashboard import cluster_view as cv
+from dashboard import ids
 
 pytestmark = pytest.mark.browser
 
@@ -47,22 +48,22 @@ def click_cell(duo, row: int, col: int) -> None:
 
 def test_the_grid_draws_recolours_and_drills_down(page):
     page.driver.set_window_size(1440, 900)
-    click(page, f"#{cv.PRESET_PICK} input[value='{PRESET}']")
+    click(page, f"#{ids.CLUSTER_PRESET} input[value='{PRESET}']")
     wait_until(lambda: len(page.find_elements(GRID)) == len(cv.DEFAULT_SCHEDULERS), timeout=60)
     cpu = wait_until(lambda: colours(page))
     assert sum(v is not None for row in cpu for v in row) == 80  # one cell per node
     assert "of 50 topologies scheduled" in page.find_element(".cluster-column").text
 
-    click(page, f"#{cv.FIGURE_PICK} input[value='executors']")
+    click(page, f"#{ids.CLUSTER_FIGURE} input[value='executors']")
     executors = wait_until(lambda: colours(page) if colours(page) != cpu else None)
     assert max(v for row in executors for v in row if v is not None) >= 1  # counts, not %
 
     click_cell(page, 0, 0)
-    detail = wait_until(lambda: page.find_element(f"#{cv.DETAIL}").text)
+    detail = wait_until(lambda: page.find_element(f"#{ids.CLUSTER_DETAIL}").text)
     assert detail.startswith("r000s000 (rack-000) under ras-default")
-    assert page.find_elements(f"#{cv.DETAIL} tbody tr")  # its slots and their executors
+    assert page.find_elements(f"#{ids.CLUSTER_DETAIL} tbody tr")  # its slots and their executors
 
-    page.driver.execute_script(f"document.getElementById('{cv.SECTION}').scrollIntoView()")
+    page.driver.execute_script(f"document.getElementById('{ids.CLUSTER_SECTION}').scrollIntoView()")
     SHOTS.mkdir(exist_ok=True)
     assert page.driver.save_screenshot(str(SHOTS / "cluster_view_03.png"))
     assert page.get_logs() == []

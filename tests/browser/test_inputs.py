@@ -8,7 +8,7 @@ import json
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from browser.duo_helpers import click, wait_until
+from browser.duo_helpers import cell_element, click, edit_cell, wait_until
 from dashboard import ids
 
 pytestmark = pytest.mark.browser
@@ -110,3 +110,21 @@ def test_bad_parameters_counts_and_files_are_named_at_their_fields(page, tmp_pat
     big.write_bytes(b" " * 9_000_000)  # over the browser's 8 MB guard: never sent
     page.find_element(f"#{ids.UPLOAD} input[type=file]").send_keys(str(big))
     wait_until(lambda: "big.json: 9,000,000 bytes" in _text(page, ids.BAR_MESSAGE), timeout=WAIT_S)
+
+
+def test_cores_above_the_threads_are_named_at_the_threads_cell_which_the_grid_edits(page):
+    # i5-m460 (row 4): 2 cores, 4 hardware threads. 8 cores: refused, named at Threads.
+    edit_cell(page, ids.NODES_GRID, 4, "cores", 8)
+    wait_until(lambda: "column 'threads'" in _text(page, ids.EDIT_MESSAGE), timeout=WAIT_S)
+    assert "4 hardware threads, fewer than its 8 cores" in _text(page, ids.EDIT_MESSAGE)
+    threads = cell_element(page, ids.NODES_GRID, 4, "threads")
+    wait_until(lambda: "cell-invalid" in threads.get_attribute("class"), timeout=WAIT_S)
+    model = cell_element(page, ids.NODES_GRID, 4, "cpu_model")
+    assert model.text == "i5-M460"  # shown, read-only
+    edit_cell(page, ids.NODES_GRID, 4, "threads", 16)
+    wait_until(lambda: _text(page, ids.EDIT_MESSAGE) == "", timeout=WAIT_S)
+    # TOP-Storm Eq. 1: 16 logical CPUs x 2.53 GHz x 5054 (Table 4's BogoMIPS) = 204,585.92
+    speed = cell_element(page, ids.NODES_GRID, 4, "processing_speed")
+    wait_until(lambda: speed.text == "204585.9", timeout=WAIT_S)
+    threads = cell_element(page, ids.NODES_GRID, 4, "threads")
+    assert "cell-invalid" not in threads.get_attribute("class")

@@ -28,7 +28,8 @@ def store(tmp_path_factory):
 
 @pytest.fixture
 def computed(store):
-    """The store with results (computed here unless an earlier test computed them)."""
+    """The store with results (computed here unless an earlier test computed them).
+    Tests take it before ``page``, so the page opens on the results."""
     if store.latest() is None:
         store.store(papers.compute_document())
     return store
@@ -60,7 +61,7 @@ def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_o
     assert page.get_logs() == []
 
 
-def test_each_claim_is_one_line_and_its_reason_one_click_away(page, computed):
+def test_each_claim_is_one_line_and_its_reason_one_click_away(computed, page):
     wait_until(lambda: displayed_rows(page) == len(CLAIMS))
     heights = page.driver.execute_script(
         f"return Array.from(document.querySelectorAll('{GRID} .ag-row'))"
@@ -85,7 +86,7 @@ def test_each_claim_is_one_line_and_its_reason_one_click_away(page, computed):
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1920, 1080)])
-def test_the_view_is_legible_at_laptop_and_projector_sizes(page, computed, size):
+def test_the_view_is_legible_at_laptop_and_projector_sizes(computed, page, size):
     page.driver.set_window_size(*size)
     wait_until(lambda: displayed_rows(page) == len(CLAIMS))
     page.driver.execute_script(f"document.getElementById('{ids.PAPERS_SECTION}').scrollIntoView()")

@@ -63,3 +63,30 @@ def test_headline_reads_the_placement_and_the_analysis():
     h = headline(evaluate(text, "even", "{}", 15000.0))
     assert h["nodes_used"] == 5
     assert h["throughput"] is None or h["throughput"] > 0
+
+
+def test_each_graph_is_laid_out_once_per_new_elements():
+    """Cytoscape's own refresh on added elements is off (it ran every layout twice): the
+    layout itself changes whenever the elements do, so new elements are still laid out."""
+    import dash_cytoscape as cyto
+
+    def graphs(name: str) -> list:
+        data = preset(name).to_json_dict()
+        panel = frames(data, ["even"], default_params(["even"]), preset(name).workload.rate)[0]
+        found, todo = [], [panel]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, cyto.Cytoscape):
+                found.append(node)
+            children = getattr(node, "children", None)
+            todo.extend(children if isinstance(children, list) else [children] if children else [])
+        return found
+
+    wordcount, diamond = graphs("wordcount"), graphs("lf-diamond")
+    assert len(wordcount) == 2 and all(g.autoRefreshLayout is False for g in wordcount)
+    for a, b in zip(wordcount, diamond, strict=True):
+        assert a.elements != b.elements and a.layout != b.layout
+        assert {k: v for k, v in a.layout.items() if k != "elements"} == {
+            k: v for k, v in b.layout.items() if k != "elements"
+        }
+    assert [g.layout for g in graphs("wordcount")] == [g.layout for g in wordcount]

@@ -60,6 +60,7 @@ def test_a_valid_edit_changes_the_scenario(wordcount):
         (NODES, 0, "slots", 1000, "slots", "less than or equal to 256"),
         (NODES, 4, "id", "i7-8c", "id", "duplicate node id 'i7-8c'"),
         (NODES, 2, "id", "", "id", "required field is missing"),
+        (NODES, 1, "threads", 2, "threads", "2 hardware threads, fewer than its 4 cores"),
         (COMPONENTS, 1, "parallelism", 0, "parallelism", "greater than or equal to 1"),
         (COMPONENTS, 2, "cores", 1, "id", "unknown field"),
         (STREAMS, 1, "to", "cnt", "to", "unknown component 'cnt' in 'to'"),
@@ -85,6 +86,34 @@ def test_a_cycle_or_a_bad_worker_count_is_a_scenario_message(wordcount):
     assert cell.grid is None and cell.message.startswith("topology.workers")
 
 
+def test_cores_above_the_threads_are_refused_at_threads_and_raising_threads_applies(wordcount):
+    base, rows = wordcount
+    # i5-m460 (row 4): 2 cores, 4 threads (the i5-M460's 2 threads per core)
+    rows[NODES][4]["cores"] = 8
+    out = apply_edits(edits=[None] * 3, rows=rows, workers=5, ackers=3, base=base, current=base)
+    assert out["scenario"] is no_update
+    assert "nodes row 5, column 'threads'" in str(out["message"])
+    assert "4 hardware threads, fewer than its 8 cores" in str(out["message"])
+    assert "Raise Threads with the cores" in str(out["message"])
+    assert out["rows"][NODES][4]["_err_threads"].startswith("cluster.nodes[4].threads")
+    assert any(c["field"] == "threads" and c["editable"] for c in column_defs(NODES))
+    rows[NODES][4]["threads"] = 16
+    out = apply_edits(edits=[None] * 3, rows=rows, workers=5, ackers=3, base=base, current=base)
+    node = out["scenario"]["cluster"]["nodes"][4]
+    assert (node["cores"], node["threads"], out["message"]) == (8, 16, "")
+    # TOP-Storm Eq. 1: 16 logical CPUs x 2.53 GHz x 5054 (Table 4's BogoMIPS) = 204,585.92
+    assert out["rows"][NODES][4]["processing_speed"] == 204585.9
+    assert "_err_threads" not in out["rows"][NODES][4]
+
+
+def test_the_cpu_model_is_shown_read_only_with_the_models_of_the_table():
+    model = next(c for c in column_defs(NODES) if c["field"] == "cpu_model")
+    assert model["editable"] is False
+    assert all(name in model["headerTooltip"] for name in ("i7-6700", "i5-M460", "E5-2620v3"))
+    editable = [c["field"] for c in column_defs(NODES) if c["editable"]]
+    assert editable[:6] == ["id", "type", "sockets", "cores", "threads", "ghz"]
+
+
 def test_mark_puts_the_message_on_one_cell_and_clears_old_marks(wordcount):
     _, rows = wordcount
     cell = CellError("cluster.nodes[1].cores: bad", NODES, 1, "cores")
@@ -100,7 +129,7 @@ def test_columns_show_their_message_as_class_and_tooltip():
     assert cores["cellClassRules"] == {"cell-invalid": "params.data._err_cores"}
     assert cores["tooltipField"] == "_err_cores"
     derived = [c for c in column_defs(NODES) if not c["editable"]]
-    assert [c["field"] for c in derived] == ["processing_speed", "computation_power"]
+    assert [c["field"] for c in derived] == ["cpu_model", "processing_speed", "computation_power"]
 
 
 def test_add_duplicate_and_delete_rows(wordcount):

@@ -1153,6 +1153,7 @@ GRID_COLUMNS = {
         "id",
         "sockets",
         "cores",
+        "threads",
         "ghz",
         "flops_per_cycle",
         "ram_gb",
