@@ -295,6 +295,11 @@ def _progress_bar(done: int, total: int) -> None:
 def cmd_simulate(args: argparse.Namespace) -> int:
     check_output(args.csv, "--csv")
     scenario: Scenario = load_scenario(args.scenario)
+    if scenario.is_set:  # the simulator runs one topology; a set is sweep's (core/sweep.py)
+        raise UsageError(
+            f"{args.scenario} is a set of {len(scenario.topology_set)} topologies: use "
+            f"'slotscope sweep {args.scenario} --rate R' (R* and latency per topology)"
+        )
     schedulers = scheduler_list(args.scheduler or ["all"])
     settings = simulation_settings(args, scenario.workload.rate)
     check_master_flag(settings.master)

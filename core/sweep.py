@@ -82,12 +82,14 @@ def sweep_tasks(
     scenario: Scenario,
     schedulers: Sequence[str],
     rates: Sequence[float] = (),
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready task per scheduler (per scheduler and rate when its placement
     depends on the rate: a scheduler fed observations, ``running_placement``).
 
     ``source`` names the scenario for the worker: ``{"preset": NAME}`` (rebuilt there,
-    no large JSON shipped) or ``{"json": TEXT}``.
+    no large JSON shipped) or ``{"json": TEXT}``. ``params``: scheduler id -> its
+    parameters for every topology of the set (the dashboard's; the command gives none).
     """
     tasks = []
     for sid in schedulers:
@@ -95,9 +97,11 @@ def sweep_tasks(
         fed = [float(r) for r in rates] if spec.running_placement and rates else [None]
         for rate in fed:
             simulate_at = [float(r) for r in rates] if rate is None else [rate]
-            tasks.append(
-                {"source": dict(source), "scheduler": sid, "fed_rate": rate, "rates": simulate_at}
-            )
+            task = {"source": dict(source), "scheduler": sid, "fed_rate": rate}
+            task["rates"] = simulate_at
+            if params and params.get(sid):
+                task["params"] = dict(params[sid])
+            tasks.append(task)
     return tasks
 
 
@@ -127,7 +131,9 @@ def run_task(task: Mapping[str, Any]) -> dict[str, Any]:
     scenario = scenario_of(task["source"])
     start = time.perf_counter()
     try:
-        result = schedule_set(scenario, task["scheduler"], rate=task["fed_rate"])
+        result = schedule_set(
+            scenario, task["scheduler"], task.get("params"), rate=task["fed_rate"]
+        )
     except SchedulerError as err:
         return {"scheduler": task["scheduler"], "fed_rate": task["fed_rate"], "error": str(err)}
     row = summarise(scenario, result, task["rates"])
@@ -259,6 +265,13 @@ def simulated(
     }
 
 
+def not_scheduled(result: SetSchedule, name: str) -> dict[str, Any]:
+    """A topology the scheduler did not fully place: not simulated, with its status (the
+    placement's own words are in ``slotscope schedule``)."""
+    status = result.outcomes[name].status.replace("-", " ")
+    return {"topology": name, "not_simulated": f"not scheduled ({status})"}
+
+
 def _finite(value: float) -> float | None:
     """JSON has no infinity: an unbounded R* (no CPU cost at all) is None."""
     return float(value) if np.isfinite(value) else None
@@ -298,7 +311,7 @@ def summarise(
         per_topology = [
             simulated(scenario, by_name[name], placement, rate)
             for name, placement in placements.items()
-        ]
+        ] + [not_scheduled(result, name) for name in row["not_scheduled"]]
         done = [t for t in per_topology if t.get("r_star") is not None]
         row["simulations"].append(
             {
@@ -346,9 +359,10 @@ def run_sweep(
     schedulers: Sequence[str],
     rates: Sequence[float],
     mapper: Mapper,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The sweep's rows through ``mapper`` (e.g. ``core.spark.map_tasks``: one Spark job)."""
-    return list(mapper(run_task, sweep_tasks(source, scenario, schedulers, rates)))
+    return list(mapper(run_task, sweep_tasks(source, scenario, schedulers, rates, params)))
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -433,24 +447,29 @@ def spark_sweep(
     master: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     deadline_s: float | None = None,
+    group: str | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The sweep as one Spark job (:func:`core.spark.map_tasks`, one Spark task per sweep
-    task); Ctrl-C (KeyboardInterrupt) cancels the job's group before it is raised again.
+    task) in job group ``group`` (default: a new one; the dashboard passes its job's id,
+    which its Cancel cancels); Ctrl-C (KeyboardInterrupt) cancels the job's group before
+    it is raised again. ``params``: see :func:`sweep_tasks`.
 
     Raises
     ------
     core.spark.SparkUnavailable
         Spark cannot start, a task failed, or the job stalled or passed ``deadline_s``.
     """
-    group = f"slotscope-sweep-{uuid.uuid4().hex[:12]}"
+    group = group or f"slotscope-sweep-{uuid.uuid4().hex[:12]}"
     mapper = functools.partial(
         spark.map_tasks, group=group, master=master, progress=progress, deadline_s=deadline_s
     )
     start = time.perf_counter()
     try:
-        rows = run_sweep(scenario, source, schedulers, rates, mapper)
+        rows = run_sweep(scenario, source, schedulers, rates, mapper, params)
     except KeyboardInterrupt:
         spark.cancel(group)
         raise
-    elapsed = time.perf_counter() - start
-    return sweep_document(scenario, rows, rates, spark.engine_info(master), round(elapsed, 3))
+    elapsed = round(time.perf_counter() - start, 3)
+    engine = {**spark.engine_info(master), "tasks": len(rows), "wall_s": elapsed}
+    return sweep_document(scenario, rows, rates, engine, elapsed)

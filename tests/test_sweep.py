@@ -180,3 +180,41 @@ def test_bad_flags_are_one_line_before_spark(tmp_path, capsys):
     assert len(lines) == 2
     assert "nope" in lines[0]
     assert lines[1].startswith("slotscope: --rate:")
+
+
+def test_a_topology_that_did_not_fit_is_not_simulated_with_its_status():
+    sc = validate_scenario(SET)
+    placed = _set_schedule()
+    missing = TopologyOutcome("z", 0, Status.NOT_ENOUGH_RESOURCES.value, 4, ())
+    result = SetSchedule("by-hand", "sequential", ("a", "z"), {**placed.outcomes, "z": missing}, 0)
+    row = sweep.summarise(sc, result, [100.0])
+    assert (row["scheduled"], row["not_scheduled"], row["slots_used"]) == (1, ["z"], 2)
+    (sim,) = row["simulations"]
+    assert sim["simulated"] == 1
+    assert sim["topologies"][1] == {
+        "topology": "z",
+        "not_simulated": "not scheduled (not enough resources)",
+    }
+
+
+def test_the_dashboard_s_parameters_reach_the_scheduler():
+    sc = validate_scenario(SET)
+    source = {"json": json.dumps(SET)}
+    tasks = sweep.sweep_tasks(source, sc, ["even", "ras-default"], (), {"even": {"nope": 1}})
+    assert [t.get("params") for t in tasks] == [{"nope": 1}, None]
+    refused = sweep.run_task(tasks[0])
+    assert "nope" in refused["error"]  # the scheduler saw the parameter, and refused it
+    assert "error" not in sweep.run_task(tasks[1])
+
+
+def test_simulate_on_a_set_says_in_one_line_to_use_sweep(tmp_path, capsys):
+    from core.cli import main
+
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(SET))
+    assert main(["simulate", str(path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"slotscope: {path} is a set of 2 topologies: use 'slotscope sweep {path} --rate R' "
+        "(R* and latency per topology)"
+    )
