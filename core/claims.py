@@ -555,11 +555,17 @@ CPU_SENSITIVE = (
 STORM_1_PEAKS = (
     "Storm 1.2.3's queue batching is modelled (core.simulator.batching: every queue waits "
     "for its worker's 1 ms flush timer), so a hop costs about 2 ms inside a worker and "
-    "2.5 ms plus the wire between workers, and keeping a pipeline in one worker saves "
-    "16-47% here (LSP, measured 2026-11-25) against the paper's 45-139%. The paper's min-max bars "
-    "(Figs. 7b, 8b) show even's latencies peaking at hundreds of ms and L/F's at tens: means "
-    "and p99s that include such peaks (GC pauses, Netty stalls across 8 or 80 JVMs) sit far "
-    "above the queueing slotscope models at 1 message/ms, which stays far from saturation"
+    "2.5 ms plus the wire between workers. The latency is Storm's complete latency, as "
+    "ThroughputVsLatency records it in the spout's ack(): each tuple's ack goes to one of "
+    "the W ackers, chosen by its tree's id, and the acker's message goes back to the "
+    "spout; across workers for most trees whatever the placement, they add about 6 ms to "
+    "both schedulers (diamond LSP, measured 2026-11-25: even 22.3 ms mean / 24.4 ms p99, L/F "
+    "19.3 / 20.6 ms; with the ackers taken out 16.5 / 18.3 and 13.6 / 14.1 ms). Keeping a "
+    "pipeline in one worker then saves 13-36% on these LSP figures (paper 45-139%) and "
+    "2-40% on these non-LSP ones (paper 11-141%). The paper's min-max bars (Figs. 7b, 8b) "
+    "show even's latencies peaking at hundreds of ms and L/F's at tens: means and p99s "
+    "that include such peaks (GC pauses, Netty stalls across 8 or 80 JVMs) sit far above "
+    "the queueing slotscope models at 1 message/ms, which stays far from saturation"
 )
 STORM_1_TAIL = (
     "L/F's non-LSP p99 gains come from even's latency peaks of hundreds of ms under "
@@ -567,26 +573,11 @@ STORM_1_TAIL = (
     "far from saturation, so both placements' tails are close. Storm 1.2.3's batching is "
     "modelled; GC pauses and Netty stalls are not"
 )
-PAGEVIEW_ABSOLUTE = (
-    "with Storm 1.2.3's batching modelled, page view's mean latency from the spout's "
-    "emission to the last bolt is 7.8 ms with even and 6.1 ms with L/F (unique page view: "
-    "5.1 / 4.0 ms; means of 8 replicas, measured 2026-11-25), 0.4-0.5x the paper's. The "
-    "paper does not say how latency was measured, but its metrics (throughput, mean and p99 "
-    "latency, min-max bars, CPU, memory, every 10 s) are exactly what Storm 1.2.3's own "
-    "ThroughputVsLatency harness prints: Storm's complete latency, recorded in the spout's "
-    "ack() into a histogram reported every 10 s. With acking on (Storm 1.2.3's default of "
-    "one acker per worker), the acker's message back to the spout and the spout's 1 ms "
-    "wake-ups, slotscope gave 13.8 / 11.9 ms (unique: 10.7 / 9.6 ms), 0.92-0.98x the "
-    "paper's (measured before the CPU table, commit dc45fc0). The presets keep ackers at 0 "
-    "all the same: eight ackers would take the workers L/F's pipelines use (the paper never "
-    "says where its ackers ran) and, at the 128 MB Storm's resource-aware defaults give "
-    "every executor, cut L/F's memory gains on the synthetic workloads from 500% to 200% "
-    "(paper 438-664%): four claims would come in, five go out"
-)
 PER_PROCESS_CPU = (
-    "the Storm 1.2.3 presets charge each worker JVM 0.0153 cores whatever its load, fitted "
-    "to page view's CPU gain (bench.calibrate); linear's 8 workers against 1 then give "
-    "121% (measured 2026-11-25). The paper's 553.6% (521.6% non-LSP) and page view's "
+    "the Storm 1.2.3 presets charge each worker JVM 0.0235 cores whatever its load, fitted "
+    "to page view's CPU gain with Storm 1.2.3's ackers (bench.calibrate); linear's 8 "
+    "workers against 1 then give 142% (measured 2026-11-25). The paper's 553.6% (521.6% "
+    "non-LSP) and page view's "
     "52.32% together imply that page view's tuple work is about 14x linear's, where "
     "slotscope's per-message costs (labelled choices in core/presets/lf.py, which the "
     "paper does not give) make it a fraction of linear's: one fixed per-worker cost cannot "
@@ -623,19 +614,16 @@ KNOWN_GAPS = {
     "top-storm/wordcount-c1-memory-vs-rstorm": TOP_STORM_MEMORY_NOT_LIKE,
     **{
         f"lf/{shape}-lsp-{measure}": STORM_1_PEAKS
-        for shape in ("linear", "ascent", "star")
+        for shape in ("linear", "ascent", "diamond", "star")
         for measure in ("latency_gain", "p99_gain")
     },
-    "lf/diamond-lsp-latency_gain": STORM_1_PEAKS,
     "lf/x10-lsp-latency": STORM_1_PEAKS,
     "lf/x10-lsp-p99": STORM_1_PEAKS,
     **{
         f"lf/{shape}-shuffle-latency_gain": STORM_1_PEAKS
-        for shape in ("linear", "diamond", "star")
+        for shape in ("linear", "descent", "diamond", "star")
     },
     "lf/linear-shuffle-p99_gain": STORM_1_PEAKS,
-    "lf/descent-shuffle-latency_gain": CPU_SENSITIVE,
-    "lf/pageview-unique-latency": CPU_SENSITIVE,
     **{
         f"lf/{shape}-shuffle-p99_gain": STORM_1_TAIL
         for shape in ("ascent", "descent", "diamond", "star")
@@ -647,13 +635,6 @@ KNOWN_GAPS = {
     "lf/shuffle-cpu": PER_PROCESS_CPU,
     "lf/descent-x10-shuffle-throughput": UNSATURATED_THROUGHPUT,
     "lf/star-x10-shuffle-throughput": UNSATURATED_THROUGHPUT,
-    **{
-        f"lf/{name}": PAGEVIEW_ABSOLUTE
-        for name in (
-            "pageview-even-latency-ms", "pageview-lf-latency-ms",
-            "pageview-unique-even-latency-ms", "pageview-unique-lf-latency-ms",
-        )
-    },
     "nasiri/linear-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
     "nasiri/diamond-vs-optimal": NASIRI_OPTIMAL_NOT_RUN,
     "aniello/online-latency": ANIELLO_INPUTS,
@@ -674,21 +655,14 @@ def _with_gaps(claims: list[Claim]) -> tuple[Claim, ...]:
 
 # The gaps and not-run reasons of the claims added for issue 22 (item 5), measured
 # (slotscope reproduce --paper ...) and diagnosed like the ones above.
-LF_STAR_TEXT_WALK = (
-    "lf runs the walk of the paper's text and Algorithm 4, which on star (8,6,4,2,2,4,6,8) "
-    "cuts 14 pipelines, the last six doubling up on workers 1-6 with executors of c6-c8: "
-    "coupling 12.7 against even's 1.0 (+1170%). lf's `bridge` option, a walk that passes "
-    "through an exhausted component, cuts 8 pipelines and gives coupling 1.0 with the same "
-    "59.45% cohesion gain (tests/schedulers/test_lf.py), but a claim runs a scheduler with "
-    "its default parameters"
-)
 RAS_FILLS_I5_4460 = (
     "ras-default (Storm 2.0.0's DefaultResourceAwareStrategy) fills the i5-4460 first, "
     "the one supervisor with 7.7 GB of RAM where the others have 3.7 (C1 all its workers "
-    "there, C2 and C3 the rest on the i7-4c), while TOP-Storm packs the i7-8c. Measured "
-    "2026-11-25 at the presets' supervisor order: R* 44.0k/47.8k/55.3k sentences/s against "
-    "TOP-Storm's 71.1k/71.9k/75.1k (-38.1/-33.5/-26.4%), outside the band at both ends of "
-    "the per-clock ranges. Under Storm 2.0.0's defaults.yaml every supervisor offers "
+    "there, C2 the rest on the i7-4c), while TOP-Storm packs the i7-8c. Measured "
+    "2026-11-25 at the presets' supervisor order, with Storm 2.0.0's R* as found exactly "
+    "(docs/model.md, 'Storm 2.0.0's shuffle'): -37.5% (C1) and -32.7% (C2), outside the "
+    "band at both ends of the per-clock ranges; C3 (-0.3%) reproduces. Under Storm 2.0.0's "
+    "defaults.yaml every supervisor offers "
     "4,096 MB and 400% CPU (see the exclamation-c6-vs-rstorm gap), and the paper's R-Storm "
     "ran 30 executors (6 per slot, two extra of 768 MB each) where the preset keeps 28"
 )
@@ -697,7 +671,7 @@ NASIRI_FIG13_CLUSTER = (
     "Table 2 (machines) and Table 3 (profiling) are missing from our copy and from the "
     "authors' repositories; the rollingcount and uniquevisitor presets run the authors' "
     "simulator's 'Senario 5' mix of nine machines instead, where hetero gives "
-    "RollingCount <9,7> and UniqueVisitor <5,5>: not the paper's cluster, so not its claim"
+    "RollingCount <5,8> and UniqueVisitor <9,6>: not the paper's cluster, so not its claim"
 )
 NASIRI_TABLE_4_MISSING = (
     "Table 4 (the machines and instance counts of scenarios 1-3) is missing from our copy "
@@ -715,8 +689,7 @@ ADDED_NOT_RUN = {
 }
 KNOWN_GAPS.update(
     {
-        "lf/star-coupling": LF_STAR_TEXT_WALK,
-        **{f"top-storm/wordcount-c{c}-vs-rstorm": RAS_FILLS_I5_4460 for c in (1, 2, 3)},
+        **{f"top-storm/wordcount-c{c}-vs-rstorm": RAS_FILLS_I5_4460 for c in (1, 2)},
         **ADDED_NOT_RUN,
     }
 )

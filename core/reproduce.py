@@ -554,6 +554,15 @@ def table(rows: Sequence[Row], verbose: bool = False, width: int = TABLE_WIDTH) 
             )
         )
     lines += [cut(figure["text"], width) for figure in reported(rows).values()]
+    trained = [r for r in rows if r.claim.training and r.verdict == "reproduced"]
+    if trained:
+        lines.append(
+            cut(
+                f"{len(trained)} of the reproduced are training claims (bench.calibrate fits "
+                "a constant to them; --json: 'training'), so they count as checks for none",
+                width,
+            )
+        )
     counts = ", ".join(f"{n} {v}" for v, n in sorted(summary(rows).items()))
     lines.append(cut(f"{len(rows)} claims: {counts}", width))
     return "\n".join(lines)

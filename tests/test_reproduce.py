@@ -264,3 +264,14 @@ def test_top_storm_orders_report_agrees_with_the_claims_means():
     assert report["fitting"] == sum(f >= 5 for f in fits)
     assert report["most_in_one_order"] == max(fits)
     assert report["text"] in table(rows)
+
+
+def test_the_table_says_how_many_reproduced_claims_are_training_claims():
+    claim = next(c for c in CLAIMS if c.training)
+    check = next(c for c in CLAIMS if not c.training)
+    rows = [
+        Row(claim, claim.paper_value, "reproduced"),
+        Row(check, check.paper_value, "reproduced"),
+    ]
+    assert "1 of the reproduced are training claims" in table(rows)
+    assert "training claims" not in table([Row(claim, claim.paper_value, "direction")])
