@@ -114,6 +114,9 @@ def test_converts_to_scenario_topology(tmp_path):
         (gzip.compress(gzip.decompress(_topology())[:40]), "truncated Thrift data"),
         (gzip.compress(b"\x0d\x00\x01\x0b\x0c\x7f\xff\xff\xff"), "bad Thrift length"),
     ],
+    # named ids: a gzip header carries the time, and pytest-xdist's workers must collect
+    # the same test ids
+    ids=["empty", "not-gzip", "truncated-thrift", "bad-thrift-length"],
 )
 def test_bad_files_give_one_line(tmp_path, code, words):
     with pytest.raises(StormSerError) as err:
