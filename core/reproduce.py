@@ -559,7 +559,7 @@ def table(rows: Sequence[Row], verbose: bool = False, width: int = TABLE_WIDTH) 
         lines.append(
             cut(
                 f"{len(trained)} of the reproduced are training claims (bench.calibrate fits "
-                "a constant to them; --json: 'training'), so they count as checks for none",
+                "a constant to them; --json: 'training')",
                 width,
             )
         )
