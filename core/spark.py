@@ -612,7 +612,12 @@ def _watch(
         if report is not None:
             report(min(done(), total), total)
         now = time.monotonic()
-        if now < next_look or group in _Holder.cancelled:
+        if group in _Holder.cancelled:
+            # Spark cancels only the tasks it has: a cancel sent before the job reached it
+            # (Cancel pressed while the job was starting) is sent again until the job ends
+            session.sparkContext.cancelJobGroup(group)
+            continue
+        if now < next_look:
             continue
         next_look = now + STATUS_POLL_S
         if deadline_s is not None and now - start > deadline_s:

@@ -137,6 +137,26 @@ def test_cancel_stops_a_long_job(spark):
     assert len(doc["results"]) == 1
 
 
+def test_a_cancel_sent_before_the_job_reaches_spark_still_ends_it(spark, tmp_path):
+    # Cancel pressed while the job is starting: Spark has no task of the group yet, so the
+    # first cancelJobGroup finds nothing; the job must end all the same
+    group = "test-cancel-before-submission"
+    done = tmp_path / "done.txt"
+
+    def slow(i):
+        time.sleep(1.0)
+        with open(done, "a") as out:
+            out.write(f"{i}\n")
+        return i
+
+    runner.cancel(group)
+    with pytest.raises(runner.JobCancelled):
+        runner.map_tasks(slow, list(range(20)), group=group, key=None)
+    finished = done.read_text().split() if done.exists() else []
+    assert len(finished) < 20  # ended, not run to the end and then called cancelled
+    assert runner.map_tasks(int, ["1", "2"]) == [1, 2]  # the session goes on
+
+
 def test_missing_java_is_one_line_with_the_fix(monkeypatch):
     monkeypatch.setattr(runner.shutil, "which", lambda _: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
