@@ -68,6 +68,12 @@ from core.topology_set import (
 
 SCOPES = ("intra_worker", "inter_worker", "inter_node", "inter_rack")
 SCOPE_STEPS = np.array([0.0, 1.0, 2.0, 3.0])  # LocalityScope boundaries crossed
+SCOPE_HEADERS = ("inWkr%", "xWkr%", "xNode%", "xRack%")  # the scopes' columns, as printed
+LEGEND = (
+    "inWkr%..xRack%: traffic intra-worker, inter-worker (same node), inter-node "
+    "(same rack), inter-rack; steps: scope boundaries crossed per tuple (0-3); CV: "
+    "declared use over capacity across nodes with a slot"
+)
 # Largest topology (executors) simulated per rate: the analytic model builds per-executor
 # and per-node arrays once per topology; bench/bench_sweep.py measures the sweep.
 SIMULATE_MAX_EXECUTORS = 2_000
@@ -365,6 +371,23 @@ def run_sweep(
     return list(mapper(run_task, sweep_tasks(source, scenario, schedulers, rates, params)))
 
 
+def row_name(row: Mapping[str, Any]) -> str:
+    """A row's scheduler, with ``@rate`` when it was fed observations at that rate.
+
+    >>> row_name({"scheduler": "aniello-online", "fed_rate": 500.0})
+    'aniello-online@500'
+    >>> row_name({"scheduler": "even"})
+    'even'
+    """
+    return row["scheduler"] + (f"@{row['fed_rate']:g}" if row.get("fed_rate") else "")
+
+
+def traffic_shares(traffic: Mapping[str, float]) -> list[float]:
+    """Each scope's share of a row's traffic, percent, in :data:`SCOPES` order."""
+    total = sum(traffic.values()) or 1.0
+    return [100.0 * traffic[s] / total for s in SCOPES]
+
+
 def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -374,16 +397,16 @@ def sweep_table(doc: Mapping[str, Any]) -> str:
     lines = [
         f"{doc['scenario']}: {doc['topologies']} topologies on {doc['nodes']:,} nodes; "
         f"traffic at {doc['traffic_rate']:g} tuples/s per spout",
-        f"{'scheduler':<16} {'sched':>7} {'nodes':>6} {'slots':>6} {'inWkr%':>7} "
-        f"{'xWkr%':>6} {'xNode%':>6} {'xRack%':>6} {'steps':>5} {'cpuCV':>6} {'memCV':>6}",
+        f"{'scheduler':<16} {'sched':>7} {'nodes':>6} {'slots':>6} {SCOPE_HEADERS[0]:>7} "
+        f"{SCOPE_HEADERS[1]:>6} {SCOPE_HEADERS[2]:>6} {SCOPE_HEADERS[3]:>6} {'steps':>5} "
+        f"{'cpuCV':>6} {'memCV':>6}",
     ]
     for r in doc["results"]:
         if "error" in r:
             lines.append(f"{r['scheduler']:<16} refused: {r['error']}")
             continue
-        total = sum(r["traffic"].values()) or 1.0
-        share = [100.0 * r["traffic"][s] / total for s in SCOPES]
-        name = r["scheduler"] + (f"@{r['fed_rate']:g}" if r.get("fed_rate") else "")
+        share = traffic_shares(r["traffic"])
+        name = row_name(r)
         lines.append(
             f"{name:<16} {r['scheduled']:>3}/{r['topologies']:<3} {r['nodes_used']:>6} "
             f"{r['slots_used']:>6} {share[0]:>7.1f} {share[1]:>6.1f} {share[2]:>6.1f} "
@@ -396,11 +419,7 @@ def sweep_table(doc: Mapping[str, Any]) -> str:
                 f"{_fmt(sim['r_star_min'], ',.0f')} tuples/s, max latency "
                 f"{_fmt(sim['latency_ms_max'], ',.2f')} ms"
             )
-    lines.append(
-        "inWkr%..xRack%: traffic intra-worker, inter-worker (same node), inter-node "
-        "(same rack), inter-rack; steps: scope boundaries crossed per tuple (0-3); CV: "
-        "declared use over capacity across nodes with a slot"
-    )
+    lines.append(LEGEND)
     return "\n".join(lines)
 
 

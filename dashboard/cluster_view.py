@@ -31,7 +31,7 @@ from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from core.hardware import total_cores
 from core.model import ACKER_ID, QUALIFIER, Scenario
 from core.placement import Assignment
-from core.presets import LARGE_PRESETS
+from core.presets import LARGE_PRESETS, preset
 from core.registry import SCHEDULERS
 from core.topology_set import ACKER_REQUEST, CPU_PCT_PER_CORE, MB_PER_GB
 from dashboard import compute, ids, jobs
@@ -266,8 +266,8 @@ KEPT_RESULTS = 12  # (preset, scheduler) results kept: about 2 MB each on largeC
 
 
 def cluster_scenario(name: str) -> Scenario:
-    """A preset's validated scenario, built once (:func:`dashboard.compute.preset_scenario`)."""
-    return compute.preset_scenario(name)
+    """A preset's validated scenario (built once: :func:`core.presets.preset` keeps it)."""
+    return preset(name)
 
 
 def compute_result(name: str, scheduler: str) -> ClusterResult:

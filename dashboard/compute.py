@@ -52,7 +52,6 @@ from typing import Any
 
 from core.metrics import PlacementMetrics, placement_metrics
 from core.model import Scenario, ScenarioError, validate_scenario
-from core.presets import preset
 from core.problem import Problem, problem_of
 from core.registry import (
     PAPER_SCHEDULERS,
@@ -412,12 +411,6 @@ def headline(ev: Evaluation) -> dict[str, Any]:
 
 
 # -- Topology sets on the large presets (the Cluster view) ---------------------------
-
-
-@lru_cache(maxsize=4)
-def preset_scenario(name: str) -> Scenario:
-    """A preset's validated scenario, built once per name (a large preset takes seconds)."""
-    return preset(name)
 
 
 def topology_set_schedule(scenario: Scenario, scheduler: str) -> SetSchedule:

@@ -128,10 +128,7 @@ def bar_row() -> html.Div:
 )
 def show_set(data, component_rows):
     """The bar's line and picker follow the scenario in force."""
-    hidden, words, options, value = picker_state(data, component_rows)
-    if hidden:
-        return True, "", [], None
-    return False, words, options, value
+    return picker_state(data, component_rows)
 
 
 @callback(

@@ -17,17 +17,15 @@ from typing import Any
 import dash_ag_grid as dag
 from dash import dcc, html
 
-from core.sweep import SCOPES, sweep_csv
+from core.sweep import LEGEND as SWEEP_LEGEND
+from core.sweep import SCOPE_HEADERS, SCOPES, row_name, sweep_csv, traffic_shares
 
 SET_KIND = "set"  # the results store's "kind" for a topology set's sweep
 SCHEDULERS_TABLE = "set-schedulers-table"  # element id: one row per scheduler
 TOPOLOGIES_TABLE = "set-topologies-table"  # element id: one row per scheduler and topology
 TOPOLOGY_PAGE = 25  # rows per page of the per-topology table
-SCOPE_HEADERS = ("inWkr%", "xWkr%", "xNode%", "xRack%")  # as sweep_table prints them
 LEGEND = (
-    "sched: topologies fully scheduled; inWkr%..xRack%: traffic intra-worker, inter-worker "
-    "(same node), inter-node (same rack), inter-rack; steps: scope boundaries crossed per "
-    "tuple (0-3); CV: declared use over capacity across nodes with a slot (slotscope sweep). "
+    f"sched: topologies fully scheduled; {SWEEP_LEGEND} (slotscope sweep). "
     "R* and latency: the analytic model of each topology alone on the cluster with its "
     "placement. Click a column's header to sort it; its menu filters."
 )
@@ -51,16 +49,6 @@ def pack(doc: Mapping[str, Any], offered: float, scenario_text: str) -> dict[str
     }
 
 
-def _name(row: Mapping[str, Any]) -> str:
-    """A row's scheduler as ``slotscope sweep`` prints it (``@rate`` when it was fed)."""
-    return row["scheduler"] + (f"@{row['fed_rate']:g}" if row.get("fed_rate") else "")
-
-
-def _shares(traffic: Mapping[str, float]) -> list[float]:
-    total = sum(traffic.values()) or 1.0
-    return [round(100.0 * traffic[s] / total, 1) for s in SCOPES]
-
-
 def scheduler_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per scheduler (and fed rate): the cluster-wide figures of its placement,
     keyed by :data:`SCHEDULER_COLUMNS`' fields (traffic scopes as % of all tuples).
@@ -72,17 +60,20 @@ def scheduler_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for r in doc.get("results", []):
         if "error" in r:
-            rows.append({"scheduler": _name(r), "note": f"refused: {r['error']}"})
+            rows.append({"scheduler": row_name(r), "note": f"refused: {r['error']}"})
             continue
         sim = (r.get("simulations") or [{}])[0]
         missing = r.get("not_scheduled") or []
         rows.append(
             {
-                "scheduler": _name(r),
+                "scheduler": row_name(r),
                 "sched": r["scheduled"],
                 "nodes": r["nodes_used"],
                 "slots": r["slots_used"],
-                **dict(zip(SCOPES, _shares(r["traffic"]), strict=True)),
+                **{
+                    s: round(v, 1)
+                    for s, v in zip(SCOPES, traffic_shares(r["traffic"]), strict=True)
+                },
                 "steps": r["steps_per_tuple"],
                 "cpu_cv": r["cpu_cv"],
                 "memory_cv": r["memory_cv"],
@@ -103,7 +94,7 @@ def topology_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
             for t in sim["topologies"]:
                 rows.append(
                     {
-                        "scheduler": _name(r),
+                        "scheduler": row_name(r),
                         "topology": t["topology"],
                         "r_star": t.get("r_star"),
                         "latency_ms": t.get("latency_ms"),
