@@ -6,13 +6,26 @@ plus the cluster's combined placement (:class:`SetSchedule`). How a scheduler tr
 a set is stated once, in :data:`SET_TREATMENT` (``slotscope schedulers`` prints it;
 docs/schedulers.md, "Topology sets"):
 
-- ``sequential`` (even, rstorm, aniello-offline, top-storm, lf, hetero, and the
-  searches optimal and slotscope): topologies one after another in Storm's order
-  (:func:`core.ras.schedule.storm_order`: ``priority`` ascending, then name, as
-  ``DefaultSchedulingPriorityStrategy`` with one submitter), each on the capacity the
-  earlier ones left (:class:`Residual`: their slots taken, their executors' declared
-  CPU and memory subtracted). The searches optimise each topology on what is left;
-  a joint search over the set is not attempted.
+- ``sequential`` (even, rstorm, aniello-offline, top-storm, lf, hetero): topologies
+  one after another in Storm's order (:func:`core.ras.schedule.storm_order`:
+  ``priority`` ascending, then name, as ``DefaultSchedulingPriorityStrategy`` with one
+  submitter), each on the capacity the earlier ones left (:class:`Residual`: their
+  slots taken, their executors' declared CPU and memory subtracted). hetero picks each
+  topology's parallelism and fills the nodes it is given (Nasiri et al.), so the first
+  topologies may take the cluster: a later one's report names them (:func:`explain_unfit`).
+- ``joint`` (the searches optimal and slotscope): one search of the whole set
+  (:func:`_joint`) while its executors x nodes are within :data:`SIZE_BOUNDS`: the
+  search run once on the set's union (``scenario.topology``, ids ``topology/component``,
+  one ``__acker`` component whose executors :func:`set_ids` deals to the topologies in
+  Storm's order), its placement kept to the set's rules (:func:`kept_to_the_set`: one
+  topology per worker, each within its declared workers), against the placement of the
+  searches run topology by topology (``sequential`` above, the start); the better by the
+  union's model score (most topologies placed, then R*, latency, nodes), then improved by
+  :func:`improve_in_set` (single-executor moves that keep the rules). A topology is
+  placed whole or not at all, and the result is never worse than the start. Over the
+  bound, or with a parameter that picks the parallelism, they run ``sequential`` and say
+  why. Their ``time_limit`` is the set's: :data:`UNION_SHARE` of it for the union,
+  :data:`START_SHARE` for the start, the rest for the local search.
 - ``online`` (aniello-online): every topology re-placed from its own observed
   traffic (fed its ``running_placement``'s simulated run, as for one topology), in
   Storm's order on the residual cluster.
@@ -24,9 +37,10 @@ docs/schedulers.md, "Topology sets"):
 
 A topology that does not fit is placed nowhere and reported in words, Storm's
 STORM-3530 style (:func:`explain_unfit`): what it needed and what was free, node by
-node. The searches are offered, per topology, the nodes with most free CPU, as many
-as :data:`SIZE_BOUNDS` allows for its executors (:func:`_candidates`), so their
-sub-problem stays within the bound whatever the cluster's size; one whose workers alone
+node. Searched topology by topology, the searches are offered, per topology, the nodes
+with most free CPU, as many as :data:`SIZE_BOUNDS` allows for its executors
+(:func:`_candidates`), so their sub-problem stays within the bound whatever the
+cluster's size; one whose workers alone
 need more nodes than that is not run on it and says so. The ras-* schedulers run each
 topology's own strategy where it gives one and evict by priority as Storm does
 (:mod:`core.schedulers.storm_ras`, :mod:`core.ras.schedule`).
@@ -43,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from core.hardware import computation_power, total_cores
-from core.model import ACKER_ID, Cluster, Node, Scenario, Topology, qualified
+from core.model import ACKER_ID, Cluster, Node, Scenario, Topology, qualified, union_of
 from core.placement import Assignment, Schedule, SchedulerError, Status, assignment
 from core.problem import Problem, problem_of
 from core.ras.model import Request
@@ -67,21 +81,43 @@ from core.schedulers.toss import (
     partition,
     predicted_load,
 )
+from core.search.enumeration import score_key
+from core.search.polish import GRID, load_profile
+from core.simulator.capacity import Evaluator
 
 CPU_PCT_PER_CORE = 100.0  # Storm counts CPU in percent of one core
 MB_PER_GB = 1024.0
 ACKER_REQUEST = Request()  # Storm's default request for an acker executor (10 %, 128 MB)
 REPORT_NODES = 10  # nodes listed by name in a "did not fit" report
+REPORT_GROWN = 3  # earlier topologies given more than they declared, named in that report
+# Why a scheduler gives a topology more executors or workers than it declared (explain_unfit)
+GROWS: dict[str, str] = {
+    "hetero": (
+        "hetero picks each topology's parallelism as Nasiri et al.'s algorithm does: it adds "
+        "instances of the bottleneck component until the nodes it is given are full, one "
+        "worker on every node (declared workers are not used), so on a shared cluster the "
+        "first topologies in Storm's order take what the later ones need; this is the "
+        "paper's algorithm (docs/schedulers.md, hetero), not a shortage of the cluster"
+    ),
+    "": "Their scheduler picks the parallelism itself, and the workers.",
+}
 NOT_RUN = "not-run"  # a scheduler bounded out of a topology too large for it
 
-SEQUENTIAL, ONLINE, TOSS, RAS = "sequential", "online", "toss", "ras"
+SEQUENTIAL, ONLINE, TOSS, RAS, JOINT = "sequential", "online", "toss", "ras", "joint"
 ORDER_TEXT = "in Storm's order (priority ascending, then name)"
 RESIDUAL_TEXT = "on the capacity the earlier ones left (slots taken, declared CPU and memory used)"
 SET_TREATMENT: dict[str, tuple[str, str]] = {
     **{
         sid: (SEQUENTIAL, f"one topology at a time {ORDER_TEXT}, {RESIDUAL_TEXT}")
-        for sid in ("even", "rstorm", "aniello-offline", "top-storm", "lf", "hetero")
+        for sid in ("even", "rstorm", "aniello-offline", "top-storm", "lf")
     },
+    "hetero": (
+        SEQUENTIAL,
+        f"one topology at a time {ORDER_TEXT}, {RESIDUAL_TEXT}; it picks each topology's "
+        "parallelism and fills the nodes it is given, one worker on each (Nasiri et al.'s "
+        "algorithm), so the first topologies may take the cluster: a later one's report "
+        "names them",
+    ),
     "aniello-online": (
         ONLINE,
         f"re-places every topology from its own observed traffic, {ORDER_TEXT}, {RESIDUAL_TEXT}",
@@ -105,10 +141,18 @@ SET_TREATMENT: dict[str, tuple[str, str]] = {
     },
     **{
         sid: (
-            SEQUENTIAL,
-            f"searches each topology {ORDER_TEXT}, {RESIDUAL_TEXT}, offered the nodes with "
-            "most free CPU, 100,000 // executors of them and at most its workers (not run "
-            "only when its workers alone need more); no joint search of the set",
+            JOINT,
+            "a joint search of the set while its executors x nodes stay within 100,000: the "
+            "search run once on the set's union (every topology on the whole cluster), its "
+            "placement made to keep one topology per worker and each topology within its "
+            "declared workers, against the placement of the searches run topology by "
+            "topology; the better by the set's model score (R*, then latency, then nodes, "
+            "most topologies placed first), improved by a local search that keeps those "
+            "rules; a topology is placed whole or not at all. Over the bound (the "
+            f"storm-large presets) or with a parameter that picks parallelism: each topology "
+            f"searched {ORDER_TEXT}, {RESIDUAL_TEXT}, offered the nodes with most free CPU, "
+            "100,000 // executors of them and at most its workers (not run only when its "
+            "workers alone need more), and the result says why",
         )
         for sid in ("optimal", "slotscope")
     },
@@ -120,6 +164,10 @@ SET_TREATMENT: dict[str, tuple[str, str]] = {
 SIZE_BOUNDS: dict[str, int] = {"optimal": 100_000, "slotscope": 100_000}
 SHARED_LIMIT = "time_limit"  # a search's wall-clock limit is the set's, shared by executors
 SEARCH_FLOOR_S = 1.0  # a topology's share of a set's time_limit starts from up to this, s
+# A joint search's time_limit: this share for the search on the set's union, this for the
+# searches topology by topology (its start), the rest for the local search of the set.
+UNION_SHARE, START_SHARE = 0.4, 0.4
+PICKS_PARALLELISM = ("search_parallelism", "choose_parallelism")  # no joint search with these
 
 
 def treatment(scheduler_id: str) -> tuple[str, str]:
@@ -225,6 +273,7 @@ class Residual:
         self.free_ports = [list(range(n.slots)) for n in self.nodes]
         self.cpu = np.array([total_cores(n) * CPU_PCT_PER_CORE for n in self.nodes], dtype=float)
         self.mem = np.array([n.ram_gb * MB_PER_GB for n in self.nodes], dtype=float)
+        self.grown: list[str] = []  # earlier topologies given more than they declared
 
     def free_slots(self) -> np.ndarray:
         """Free slots per node; a node without a whole core or any memory left offers none."""
@@ -284,6 +333,14 @@ def explain_unfit(topology: Topology, residual: Residual, reason: str, scheduler
         lines.append(
             f"{over} nodes are over-committed (the earlier topologies' declared CPU or memory "
             "exceeds them: their scheduler does not weigh declared resources)."
+        )
+    if residual.grown:
+        named = "; ".join(residual.grown[:REPORT_GROWN])
+        more = len(residual.grown) - REPORT_GROWN
+        lines.append(
+            f"Earlier topologies were given more than they declared: {named}"
+            + (f"; and {more} more" if more > 0 else "")
+            + f". {GROWS.get(scheduler, GROWS[''])}"
         )
     order = np.lexsort((-free_cpu, -free_mem))[:REPORT_NODES]
     for i in order:
@@ -426,9 +483,13 @@ def _share_limit(spec_id: str, params: dict, topology: Topology, scenario: Scena
     return {**params, SHARED_LIMIT: max(share, limit.minimum or 0.0)}
 
 
-def _sequential(
+def schedule_in_turn(
     scenario: Scenario, scheduler: str, params: Mapping[str, Any] | None, rate: float | None
 ) -> tuple[list[str], dict[str, TopologyOutcome]]:
+    """Every topology one after another, in Storm's order, on the capacity the earlier
+    ones left (``sequential`` in this module's docstring): (order, outcomes by name).
+    The searches' fallback and their joint search's start; ``rate`` feeds schedulers
+    that reschedule a running placement (None: not fed)."""
     spec = get_scheduler(scheduler)
     residual = Residual(scenario.cluster.nodes)
     order = storm_order(scenario.topology_set)
@@ -445,7 +506,13 @@ def _sequential(
             )
             continue
         if int(residual.free_slots().sum()) == 0:
-            reason = "no free slot is left on the cluster."
+            ports = sum(len(p) for p in residual.free_ports)
+            reason = (
+                f"no free slot is left on the cluster ({ports:,} ports are unused, on nodes "
+                "whose CPU or memory the earlier topologies' declared requests use up)."
+                if ports
+                else "no free slot is left on the cluster."
+            )
             outcomes[topo.name] = TopologyOutcome(
                 topo.name,
                 topo.priority,
@@ -504,6 +571,9 @@ def _placed(
         used.append((a.node, port, cpu, mem))
         placed.append(assignment(_own_ids(scenario, topo, a.executor), a.node, port))
     residual.commit(used)
+    grown = _grown(topo, placed)
+    if grown:
+        residual.grown.append(grown)
     return TopologyOutcome(
         topo.name,
         topo.priority,
@@ -511,8 +581,27 @@ def _placed(
         executors,
         tuple(placed),
         schedule.message,
-        schedule.decisions,
+        (f"given {grown}", *schedule.decisions) if grown else schedule.decisions,
         (time.perf_counter() - start) * 1000.0,
+    )
+
+
+def _grown(topo: Topology, placed: Sequence[Assignment]) -> str:
+    """ "name: E executors in W workers on N nodes (declared ...)" when a topology was given
+    more executors or workers than it declared; "" otherwise."""
+    declared = _executors(topo)
+    workers = len({(a.node, a.slot) for a in placed})
+    if len(placed) <= declared and (topo.workers is None or workers <= topo.workers):
+        return ""
+    nodes = len({a.node for a in placed})
+    asked = (
+        "any number of workers"
+        if topo.workers is None
+        else f"{topo.workers:,} worker{'s' if topo.workers > 1 else ''}"
+    )
+    return (
+        f"{topo.name} {len(placed):,} executors in {workers:,} workers on {nodes:,} nodes "
+        f"(declared {declared:,} executors, {asked})"
     )
 
 
@@ -641,6 +730,326 @@ def _toss(
     return [t.name for t in order], outcomes
 
 
+@dataclass(frozen=True)
+class SetIds:
+    """How the executors of a set's union belong to its topologies: every id is the set's
+    (``topology/component#i``) but the ackers, the union's one ``__acker`` component
+    (``__acker#k``, k counted over the topologies in the order given, as
+    ``dashboard/set_placement.union_assignments`` renumbers them)."""
+
+    to_union: dict[str, str]  # set id -> union id
+    to_set: dict[str, str]  # union id -> set id
+    owner: dict[str, int]  # union id -> index of its topology in the order given
+
+
+def set_ids(order: Sequence[Topology]) -> SetIds:
+    """:class:`SetIds` of ``order`` (Storm's order in :func:`schedule_set`)."""
+    to_union: dict[str, str] = {}
+    owner: dict[str, int] = {}
+    ackers = 0
+    for i, topo in enumerate(order):
+        for executor in executor_requests(topo)[0]:
+            own = qualified(topo.name, executor)
+            union = own
+            if executor.startswith(f"{ACKER_ID}#"):
+                union, ackers = f"{ACKER_ID}#{ackers}", ackers + 1
+            to_union[own] = union
+            owner[union] = i
+    return SetIds(to_union, {u: own for own, u in to_union.items()}, owner)
+
+
+def union_scenario(scenario: Scenario, subset: Sequence[Topology]) -> Scenario:
+    """The set's union of ``subset`` alone (the scenario itself when it is the whole set):
+    one topology, ids qualified, for the model to score a placement of those topologies."""
+    if {t.name for t in subset} == {t.name for t in scenario.topology_set}:
+        return scenario
+    return scenario.model_copy(update={"topologies": None, "topology": union_of(list(subset))})
+
+
+def kept_to_the_set(
+    ev: Evaluator, slots: np.ndarray, owner: np.ndarray, workers: Sequence[int]
+) -> tuple[np.ndarray | None, int]:
+    """A union placement made to respect the set: (placement or None, executors moved).
+
+    A worker holds one topology's executors, as in Storm: where several share a slot,
+    the topology with most executors there keeps it and each other one moves to a free
+    slot of the same node (else the cluster's first free slot; None when none is left).
+    Then a topology over its declared ``workers`` has its smallest worker (the first of
+    equals) merged into its largest one on the same node (else its largest overall),
+    until it is within them.
+
+    >>> import numpy as np
+    >>> from core.model import validate_scenario
+    >>> sc = validate_scenario({"topology": {"components": [{"id": "s", "parallelism": 3}]},
+    ...     "cluster": {"nodes": [{"id": "n", "cores": 2, "ghz": 2, "slots": 4}]}})
+    >>> fixed, moved = kept_to_the_set(Evaluator(sc), np.array([0, 0, 1]), np.array([0, 1, 0]),
+    ...     [1, 1])
+    >>> fixed.tolist(), moved  # s#1 leaves topology 0's slot, then its 2 workers merge
+    ([1, 2, 1], 2)
+    """
+    slots = np.asarray(slots, dtype=np.int64).copy()
+    node_of, start = ev.nodes.slot_node, ev.nodes.slot_start
+    taken = np.zeros(int(ev.nodes.slots), dtype=bool)
+    taken[slots] = True
+    moved = 0
+    for g in np.unique(slots).tolist():
+        here = np.flatnonzero(slots == g)
+        tops, counts = np.unique(owner[here], return_counts=True)
+        for t in tops[tops != tops[np.argmax(counts)]].tolist():
+            n = int(node_of[g])
+            free = np.flatnonzero(~taken[start[n] : start[n + 1]]) + start[n]
+            free = free if free.size else np.flatnonzero(~taken)
+            if not free.size:
+                return None, moved
+            mine = here[owner[here] == t]
+            slots[mine] = int(free[0])
+            taken[int(free[0])] = True
+            moved += mine.size
+    for t, allowed in enumerate(workers):
+        mine = np.flatnonzero(owner == t)
+        used, counts = np.unique(slots[mine], return_counts=True)
+        while used.size > allowed:
+            small = int(np.argmin(counts))
+            rest = np.flatnonzero(np.arange(used.size) != small)
+            near = rest[node_of[used[rest]] == node_of[used[small]]]
+            pool = near if near.size else rest
+            into = int(pool[np.argmax(counts[pool])])
+            movers = mine[slots[mine] == used[small]]
+            slots[movers] = used[into]
+            moved += movers.size
+            used, counts = np.unique(slots[mine], return_counts=True)
+    return slots, moved
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _load_key(profile: np.ndarray, grid: float) -> tuple[int, ...]:
+    return tuple(np.round(profile / grid).astype(np.int64).tolist())
+
+
+def improve_in_set(
+    ev: Evaluator, slots: np.ndarray, owner: np.ndarray, workers: Sequence[int], budget_s: float
+) -> tuple[np.ndarray, int]:
+    """:func:`core.search.polish.improve` keeping the set's rules: an executor moves to a
+    worker of its own topology, or to a free slot (the first of each node) while its
+    topology is under its declared ``workers`` (or it leaves a worker of its own); a move
+    is kept when the loads, sorted from the largest down, fall lexicographically (R*
+    never falls). Returns (placement, moves kept); ends at a local optimum or ``budget_s``
+    seconds."""
+    deadline = time.perf_counter() + budget_s
+    best = np.asarray(slots, dtype=np.int64).copy()
+    profile, node, thread = load_profile(ev, best)
+    if not profile.size or profile[0] <= 0:
+        return best, 0
+    grid = GRID * float(profile[0])
+    key = _load_key(profile, grid)
+    node_of = ev.nodes.slot_node
+    moves = 0
+    while time.perf_counter() < deadline:
+        slot_owner = np.full(int(ev.nodes.slots), -1, dtype=np.int64)
+        slot_owner[best] = owner
+        free = np.flatnonzero(slot_owner < 0)
+        fresh = free[np.unique(node_of[free], return_index=True)[1]].tolist()
+        own_slots = [np.unique(best[owner == t]) for t in range(len(workers))]
+        on_node = np.flatnonzero(node_of[best] == node).tolist()
+        focus = [thread] + [e for e in on_node if e != thread]
+        movers = focus + sorted(set(range(best.size)) - set(focus))
+        found = None
+        for e in movers:
+            t, home = int(owner[e]), int(best[e])
+            targets = own_slots[t].tolist()
+            if own_slots[t].size < workers[t] or np.count_nonzero(best == home) == 1:
+                targets += fresh
+            for g in targets:
+                if g == home:
+                    continue
+                if time.perf_counter() >= deadline:
+                    break
+                best[e] = g
+                cand, c_node, c_thread = load_profile(ev, best)
+                best[e] = home
+                c_key = _load_key(cand, grid)
+                if c_key < key:
+                    found = (e, g, c_key, c_node, c_thread)
+                    break
+            if found is not None or time.perf_counter() >= deadline:
+                break
+        if found is None:
+            break
+        e, g, key, node, thread = found
+        best[e] = g
+        moves += 1
+    return best, moves
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A placement of (some of) a set's topologies, scored on their union."""
+
+    label: str
+    names: tuple[str, ...]  # topologies placed (whole), in Storm's order
+    ev: Evaluator
+    owner: np.ndarray  # topology index (into ``names``) of every executor, ev order
+    workers: tuple[int, ...]  # declared workers of each, in ``names`` order
+    slots: np.ndarray
+    ids: SetIds
+
+    @property
+    def key(self) -> tuple:
+        """Best first: most topologies placed, then :func:`score_key` (R*, latency, nodes)."""
+        return (-len(self.names), *score_key(self.ev.score(self.slots)))
+
+    def with_slots(self, label: str, slots: np.ndarray) -> Candidate:
+        return replace(self, label=label, slots=slots)
+
+
+def _candidate(
+    scenario: Scenario, label: str, subset: Sequence[Topology], placement: Mapping[str, Any]
+) -> Candidate:
+    """A candidate from a union placement (union id -> (node, slot)) of ``subset``."""
+    ids = set_ids(subset)
+    ev = Evaluator(union_scenario(scenario, subset))
+    owner = np.array([ids.owner[e] for e in ev.executors], dtype=np.int64)
+    every = len(scenario.cluster.nodes)
+    workers = tuple(t.workers or every for t in subset)
+    names = tuple(t.name for t in subset)
+    return Candidate(label, names, ev, owner, workers, ev.encode(placement), ids)
+
+
+def _joint_refused(scenario: Scenario, scheduler: str, resolved: Mapping[str, Any]) -> str:
+    """Why a joint search of the set is not run ("" when it is)."""
+    picks = [p for p in PICKS_PARALLELISM if resolved.get(p)]
+    if picks:
+        return (
+            f"searched topology by topology: {picks[0]}=true picks each topology's "
+            "parallelism, which a joint search of the set does not"
+        )
+    executors = sum(_executors(t) for t in scenario.topology_set)
+    nodes = sum(1 for n in scenario.cluster.nodes if n.slots > 0)
+    bound = SIZE_BOUNDS[scheduler]
+    if executors * nodes > bound:
+        return (
+            f"searched topology by topology, not jointly: the set's {executors:,} executors "
+            f"on {nodes:,} nodes are {executors * nodes:,} executor-node pairs, over "
+            f"{scheduler}'s bound of {bound:,} for a joint search (its model would not fit "
+            "in memory and time that grow with executors plus nodes)"
+        )
+    return ""
+
+
+def _union_candidate(
+    scenario: Scenario, spec_id: str, params: dict, order: Sequence[Topology]
+) -> tuple[Candidate | None, str]:
+    """The search on the set's union, kept to the set's rules: (candidate, what happened)."""
+    try:
+        schedule = run_spec(get_scheduler(spec_id), scenario, params)
+    except SchedulerError as err:
+        return None, f"the search on the union failed: {err}"
+    if not schedule.ok:
+        first = (schedule.message or schedule.status.value).splitlines()[0]
+        return None, f"the search on the union found no placement ({first})"
+    placement = {a.executor: (a.node, a.slot) for a in schedule.assignments}
+    try:
+        cand = _candidate(scenario, "union search", order, placement)
+    except Exception as err:  # a placement of another parallelism: not this set's executors
+        return None, f"the search on the union placed other executors ({err})"
+    found = cand.ev.score(cand.slots).max_rate
+    slots, moved = kept_to_the_set(cand.ev, cand.slots, cand.owner, cand.workers)
+    if slots is None:
+        return None, (
+            f"the search on the union (R* {found:,.0f}/s) shares workers between topologies "
+            "and no free slot is left to part them"
+        )
+    kept = cand.with_slots("union search", slots)
+    text = f"the search on the union: R* {found:,.0f}/s"
+    if moved:
+        text += (
+            f", {moved} executors moved to keep one topology per worker and each within "
+            f"its workers: R* {kept.ev.score(slots).max_rate:,.0f}/s"
+        )
+    return kept, text
+
+
+def _joint(
+    scenario: Scenario, scheduler: str, params: Mapping[str, Any] | None, rate: float | None
+) -> tuple[list[str], dict[str, TopologyOutcome], str]:
+    """A joint search of the set (docstring of this module), or the per-topology searches
+    with the reason: (order, outcomes, what was done)."""
+    spec = get_scheduler(scheduler)
+    resolved = resolve_params(spec, params)
+    refused = _joint_refused(scenario, scheduler, resolved) if scenario.is_set else ""
+    if refused or not scenario.is_set:
+        order, outcomes = schedule_in_turn(scenario, scheduler, params, rate)
+        return order, outcomes, refused or treatment(scheduler)[1]
+    began = time.perf_counter()
+    limit = float(resolved[SHARED_LIMIT])
+    order = storm_order(scenario.topology_set)
+    names, outcomes = schedule_in_turn(
+        scenario, scheduler, {**(params or {}), SHARED_LIMIT: START_SHARE * limit}, rate
+    )
+    placed = [t for t in order if outcomes[t.name].ok]
+    texts = [f"the searches topology by topology placed {len(placed)} of {len(order)}"]
+    candidates: list[Candidate] = []
+    if placed:
+        ids = set_ids(placed)
+        start = {
+            ids.to_union[a.executor]: (a.node, a.slot)
+            for t in placed
+            for a in outcomes[t.name].assignments
+        }
+        candidates.append(_candidate(scenario, "topology-by-topology", placed, start))
+        texts[0] += f" (R* {candidates[0].ev.score(candidates[0].slots).max_rate:,.0f}/s)"
+    union_params = {**(params or {}), SHARED_LIMIT: max(UNION_SHARE * limit, 0.1)}
+    union, union_text = _union_candidate(scenario, scheduler, union_params, order)
+    texts.append(union_text)
+    if union is not None:
+        candidates.append(union)
+    if not candidates:
+        return names, outcomes, "; ".join(texts)
+    best = min(candidates, key=lambda c: c.key)
+    budget = max(limit - (time.perf_counter() - began), 0.0)
+    slots, moves = improve_in_set(best.ev, best.slots, best.owner, best.workers, budget)
+    improved = best.with_slots(f"{best.label} placement, improved", slots)
+    final = min((best, improved), key=lambda c: c.key)
+    score = final.ev.score(final.slots)
+    texts.append(
+        f"kept the {best.label} placement"
+        + (f", improved by {moves} moves within the set's rules" if final is improved else "")
+        + f": {len(final.names)} of {len(order)} topologies, R* {score.max_rate:,.0f}/s, "
+        f"latency estimate {score.latency_estimate_ms:.3f} ms, {_count(score.nodes_used, 'node')}"
+    )
+    summary = (
+        f"joint search of the set ({_count(sum(_executors(t) for t in order), 'executor')} on "
+        f"{_count(len(scenario.cluster.nodes), 'node')}): " + "; ".join(texts)
+    )
+    placement = final.ev.decode(final.slots)
+    for i, name in enumerate(final.names):
+        mine = [
+            assignment(final.ids.to_set[e], node, slot)
+            for e, (node, slot) in placement.items()
+            if final.ids.owner[e] == i
+        ]
+        was = outcomes[name]
+        workers = len({(a.node, a.slot) for a in mine})
+        line = (
+            f"placed by {scheduler}'s joint search of the set: {workers} of its "
+            f"{final.workers[i]} workers, on {len({a.node for a in mine})} nodes"
+        )
+        outcomes[name] = TopologyOutcome(
+            name,
+            was.priority,
+            Status.OK.value,
+            len(mine),
+            tuple(mine),
+            "",
+            (line,),
+            was.elapsed_ms,
+        )
+    return names, outcomes, summary
+
+
 def schedule_set(
     scenario: Scenario | Problem,
     scheduler: str,
@@ -678,9 +1087,11 @@ def schedule_set(
         order, outcomes = _ras(scenario, scheduler, params)
     elif kind == TOSS:
         order, outcomes = _toss(scenario, params)
+    elif kind == JOINT:
+        order, outcomes, sentence = _joint(scenario, scheduler, params, None)
     else:
         fed = scenario.workload.rate if rate is None else rate
-        order, outcomes = _sequential(
+        order, outcomes = schedule_in_turn(
             scenario, scheduler, params, fed if spec.running_placement else None
         )
     elapsed = (time.perf_counter() - start) * 1000.0

@@ -183,11 +183,11 @@ def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Pl
     start = time.perf_counter()
     scenario = scenario_of(text) if rate is None else observed_problem(text, rate, scheduler)
     params = json.loads(params_key)
-    if scheduler == "slotscope":  # started from the memo's paper placements
+    if set_placement.is_set(scenario):  # every scheduler, searches too: core/topology_set.py
+        schedule = set_placement.union_schedule(scenario_of(text), scheduler, params, rate)
+    elif scheduler == "slotscope":  # started from the memo's paper placements
         spec = replace(SCHEDULERS[scheduler], run=_slotscope_from_page(text))
         schedule = run_spec(spec, scenario, params)
-    elif scheduler not in SEARCHES and set_placement.is_set(scenario):  # Storm's set order
-        schedule = set_placement.union_schedule(scenario_of(text), scheduler, params, rate)
     else:
         schedule = run_spec(get_scheduler(scheduler), scenario, params)
     graph = graph_of(text, tuple(sorted(schedule.parallelism.items())))

@@ -40,9 +40,10 @@ SET_PICKER = "set-picker"
 FAINT_OPACITY = 0.2  # the other topologies' components and executors, in every panel
 SET_NOTE = (
     "Each panel shows the whole set as its scheduler places it, the picked topology "
-    "stronger: topology after topology, as Storm does, each on what the ones before left "
-    "(optimal and slotscope place the set as one topology). The Cluster view draws the "
-    "large presets per node."
+    "stronger: topology after topology, as Storm does, each on what the ones before left; "
+    "optimal and slotscope search the set jointly (each topology in its own workers) where "
+    "it is small enough, else topology after topology, and say which. The Cluster view "
+    "draws the large presets per node."
 )
 
 

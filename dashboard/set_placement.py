@@ -1,10 +1,13 @@
 """A topology set's placement as the placement panels draw it (no Dash: evaluation
 processes import it).
 
-For a set of several topologies the panels place the set as Storm does: one topology
-after another, in priority order, each on what the ones before left free
-(:func:`core.topology_set.schedule_set`, the same call as Simulate's sweep and the
-Cluster view). The combined placement is stated on the set's union (docs/model.md:
+For a set of several topologies the panels place the set as
+:func:`core.topology_set.schedule_set` does, the same call as Simulate's sweep, the
+Cluster view and ``slotscope schedule``: one topology after another, in priority order,
+each on what the ones before left free, as Storm does; the searches (optimal,
+slotscope) search the set jointly where it is within their size bound, each topology in
+its own workers (``SET_TREATMENT`` says how each scheduler treats a set). The combined
+placement is stated on the set's union (docs/model.md:
 component ids ``topology/component``), the single topology every panel, metric and
 analysis already reads. Only the ackers differ: each topology has its own
 (``topology/__acker#i``), the union has one acker component fed by all, so each is
@@ -95,8 +98,8 @@ def union_schedule(
     params: Mapping[str, Any] | None = None,
     rate: float | None = None,
 ) -> Schedule:
-    """One scheduler on a set, topology after topology as Storm does, as one schedule of
-    the set's union (raises SchedulerError as :func:`schedule_set` does).
+    """One scheduler on a set, as :func:`schedule_set` treats it, as one schedule of the
+    set's union (raises SchedulerError as :func:`schedule_set` does).
 
     ``rate`` (tuples/s per spout) feeds schedulers that reschedule a running placement."""
     sc = scenario.scenario if isinstance(scenario, Problem) else scenario

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from core.model import validate_scenario
@@ -11,7 +12,17 @@ from core.presets import preset
 from core.registry import SCHEDULERS, get_scheduler
 from core.schedulers import feed
 from core.schedulers.base import SchedulerError, run_spec
-from core.topology_set import NOT_RUN, SET_TREATMENT, schedule_set
+from core.search.enumeration import score_key
+from core.simulator.capacity import Evaluator
+from core.topology_set import (
+    NOT_RUN,
+    SET_TREATMENT,
+    kept_to_the_set,
+    schedule_in_turn,
+    schedule_set,
+    set_ids,
+    storm_order,
+)
 
 NODES = [{"id": f"n{i}", "cores": 2, "ghz": 2, "slots": 2, "ram_gb": 1} for i in (1, 2, 3)]
 
@@ -105,6 +116,10 @@ def test_the_searches_are_bounded_on_a_large_topology():
         }
     )
     result = schedule_set(sc, "slotscope", {"time_limit": 2})
+    assert result.treatment.startswith(
+        "searched topology by topology, not jointly: the set's 2,601 executors on 400 nodes "
+        "are 1,040,400 executor-node pairs, over slotscope's bound of 100,000"
+    )
     assert result.outcomes["huge"].status == NOT_RUN
     assert "200,000 executor-node pairs" in result.outcomes["huge"].message
     assert result.outcomes["big"].ok
@@ -243,3 +258,176 @@ def test_a_topology_evicted_by_priority_is_reported_in_words():
     assert "evicted t0 to make room" in " ".join(rounds.outcomes["t4"].decisions)
     with pytest.raises(SchedulerError, match="parameter rounds"):
         schedule_set(sc, "ras-default", {"rounds": "sometimes"})
+
+
+def _chain(name: str, priority: int, bolts: int, workers: int) -> dict:
+    """A spout (10 us a tuple) shuffling to ``bolts`` bolts (100 us a tuple, at 3 GHz)."""
+    return {
+        "name": name,
+        "priority": priority,
+        "workers": workers,
+        "components": [
+            {"id": "s", "parallelism": 1, "cpu_us": 10},
+            {"id": "b", "parallelism": bolts, "cpu_us": 100},
+        ],
+        "streams": [{"from": "s", "to": "b"}],
+    }
+
+
+def _fast_and_slow(cores: int, bolts: int, workers: int):
+    nodes = [
+        {"id": "fast", "cores": cores, "ghz": 3, "slots": 4},
+        {"id": "slow", "cores": cores, "ghz": 2.5, "slots": 4},
+    ]
+    return validate_scenario(
+        {
+            "topologies": [_chain("a", 0, bolts, workers), _chain("b", 1, bolts, workers)],
+            "cluster": {"nodes": nodes},
+        }
+    )
+
+
+def _union_score(sc, outcomes):
+    """The set's model score (its union's R*, latency, nodes) of per-topology outcomes."""
+    ids = set_ids(storm_order(sc.topology_set))
+    placement = {
+        ids.to_union[a.executor]: (a.node, a.slot) for o in outcomes for a in o.assignments
+    }
+    ev = Evaluator(sc)
+    return ev.loads(ev.encode(placement)), ev.score(ev.encode(placement))
+
+
+def _workers(outcome):
+    return {(a.node, a.slot) for a in outcome.assignments}
+
+
+OPTIMAL = {"time_limit": 4, "workers": 1}  # one CP-SAT thread: the same optimum every run
+
+
+def test_the_joint_search_places_the_set_better_than_topology_by_topology():
+    """Two chains of 1 spout + 3 bolts, 2 workers each, on a fast (4 cores, 3 GHz) and a
+    slow node (4 cores, 2.5 GHz). Searched in turn, a takes the fast node; b, offered the
+    nodes by free CPU, does not see a's load and puts its bolts there too: 6 bolts on 4
+    cores, the fast node's CPU bounds R*. Jointly, b's bolts go to the slow node: each gets
+    R/3 tuples/s at 100 us x 3/2.5 = 120 us, so R* = 3 / 120 us = 25,000/s."""
+    sc = _fast_and_slow(cores=4, bolts=3, workers=2)
+    order, in_turn = schedule_in_turn(sc, "optimal", OPTIMAL, None)
+    loads, turn = _union_score(sc, [in_turn[n] for n in order])
+    assert loads.bottleneck == "node fast CPU" and turn.max_rate < 20_000
+    result = schedule_set(sc, "optimal", OPTIMAL)
+    assert result.treatment.startswith("joint search of the set (8 executors on 2 nodes)")
+    assert result.scheduled == ["a", "b"]
+    loads, joint = _union_score(sc, result.outcomes.values())
+    assert joint.max_rate == pytest.approx(25_000)
+    assert loads.bottleneck.endswith("thread")
+    assert score_key(joint) <= score_key(turn)
+    a, b = (result.outcomes[n] for n in ("a", "b"))
+    assert len(a.assignments) == len(b.assignments) == 4  # whole: 1 spout + 3 bolts each
+    assert 1 <= len(_workers(a)) <= 2 and 1 <= len(_workers(b)) <= 2  # their declared 2
+    assert not _workers(a) & _workers(b)  # a worker holds one topology's executors
+    assert a.decisions[0].startswith("placed by optimal's joint search of the set")
+
+
+@pytest.mark.parametrize("scheduler", ["optimal", "slotscope"])
+def test_the_joint_search_keeps_each_topology_in_its_declared_workers(scheduler):
+    """1 worker each, 2 bolts each, 2-core nodes: the search on the union alone shares
+    and adds workers (R* above what one worker per topology allows); the joint search
+    keeps a and b in one worker each and is never below the searches in turn."""
+    sc = _fast_and_slow(cores=2, bolts=2, workers=1)
+    params = OPTIMAL if scheduler == "optimal" else {"time_limit": 4}
+    order, in_turn = schedule_in_turn(sc, scheduler, params, None)
+    _, turn = _union_score(sc, [in_turn[n] for n in order])
+    result = schedule_set(sc, scheduler, params)
+    _, joint = _union_score(sc, result.outcomes.values())
+    assert result.scheduled == ["a", "b"]
+    assert [len(_workers(result.outcomes[n])) for n in ("a", "b")] == [1, 1]
+    assert not _workers(result.outcomes["a"]) & _workers(result.outcomes["b"])
+    assert score_key(joint) <= score_key(turn)
+    assert "executors moved to keep one topology per worker" in result.treatment
+
+
+def test_keeping_a_union_placement_to_the_set_parts_and_merges_workers():
+    """Slot 0 holds a/s and b/s: b/s moves to fast's first free slot, 2. Each then has
+    two workers where it declared one, and its first of equals merges into the other:
+    a's slot 0 into slot 1 (fast), b's slot 2 into slot 4 (slow, b's only other)."""
+    sc = _fast_and_slow(cores=2, bolts=1, workers=1)
+    ev = Evaluator(sc)
+    ids = set_ids(storm_order(sc.topology_set))
+    owner = np.array([ids.owner[e] for e in ev.executors])
+    where = {"a/s#0": 0, "a/b#0": 1, "b/s#0": 0, "b/b#0": 4}  # global slots (4 a node)
+    slots = np.array([where[e] for e in ev.executors])
+    kept, moved = kept_to_the_set(ev, slots, owner, [1, 1])
+    assert dict(zip(ev.executors, kept.tolist(), strict=True)) == {
+        "a/s#0": 1,
+        "a/b#0": 1,
+        "b/s#0": 4,
+        "b/b#0": 4,
+    }
+    assert moved == 3
+    assert kept_to_the_set(ev, slots, owner, [2, 2])[0].tolist() == [
+        {"a/s#0": 0, "a/b#0": 1, "b/s#0": 2, "b/b#0": 4}[e] for e in ev.executors
+    ]  # within 2 workers each: only the shared slot is parted
+
+
+def test_hetero_on_a_shared_cluster_says_the_first_topology_took_it():
+    """hetero grows "first" (1 spout + 1 bolt declared, 1 worker) until both nodes are
+    full, one worker on each: its 100 % CPU per executor then uses up both 2-core nodes
+    and "second" finds no slot; the report says why, in words (the paper's algorithm)."""
+    nodes = [{"id": f"n{i}", "cores": 2, "ghz": 2, "slots": 4, "ram_gb": 8} for i in (1, 2)]
+    topo = {
+        "workers": 1,
+        "components": [
+            {"id": "s", "parallelism": 1, "cpu_pct": 100},
+            {"id": "b", "parallelism": 1, "cpu_pct": 100},
+        ],
+        "streams": [{"from": "s", "to": "b"}],
+    }
+    sc = validate_scenario(
+        {
+            "topologies": [topo | {"name": "first", "priority": 0}, topo | {"name": "second"}],
+            "cluster": {"nodes": nodes},
+        }
+    )
+    result = schedule_set(sc, "hetero")
+    first, second = result.outcomes["first"], result.outcomes["second"]
+    assert first.ok and not second.ok
+    grown = len(first.assignments)
+    assert grown > 2 and len(_workers(first)) == 2  # one worker per machine, not its 1
+    assert first.decisions[0] == (
+        f"given first {grown:,} executors in 2 workers on 2 nodes (declared 2 executors, 1 worker)"
+    )
+    assert "8 ports are unused" not in second.message  # hetero used 1 port of each 4
+    assert "6 ports are unused, on nodes whose CPU or memory" in second.message
+    assert "Earlier topologies were given more than they declared: first" in second.message
+    assert "this is the paper's algorithm" in second.message
+
+
+@pytest.mark.parametrize("scheduler", ["optimal", "slotscope"])
+def test_the_joint_search_places_a_topology_whole_or_not_at_all(scheduler):
+    """One node of one slot, two topologies of 4 executors (1 worker each): the search
+    on the union puts all 8 in the one slot, which no free slot can part, so the
+    searches in turn win: x whole in the slot, y nowhere, reported."""
+    topo = {
+        "workers": 1,
+        "ackers": 1,
+        "components": [{"id": "s", "parallelism": 1}, {"id": "b", "parallelism": 2}],
+        "streams": [{"from": "s", "to": "b"}],
+    }
+    sc = validate_scenario(
+        {
+            "topologies": [topo | {"name": "x", "priority": 0}, topo | {"name": "y"}],
+            "cluster": {"nodes": [{"id": "n", "cores": 4, "ghz": 2, "slots": 1}]},
+        }
+    )
+    result = schedule_set(sc, scheduler, {"time_limit": 2})
+    assert result.scheduled == ["x"]
+    assert result.treatment.startswith("joint search of the set (8 executors on 1 node)")
+    assert "shares workers between topologies and no free slot is left" in result.treatment
+    assert sorted(a.executor for a in result.assignments) == [
+        "x/__acker#0",
+        "x/b#0",
+        "x/b#1",
+        "x/s#0",
+    ]
+    assert result.outcomes["y"].assignments == ()
+    assert result.outcomes["y"].message.startswith("y did not fit under")

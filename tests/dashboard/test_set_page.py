@@ -209,3 +209,22 @@ def test_a_topology_that_does_not_fit_is_named_in_the_panel():
     assert not ev.schedule.ok and ev.metrics is None
     assert ev.schedule.message.startswith("1 of 2 topologies placed; not placed: high")
     panel_content(text, "rstorm", "{}", 1000.0)  # a note, not an exception
+
+
+def test_a_search_panel_searches_the_set_jointly_in_each_topologys_workers():
+    # the panel's optimal is core/topology_set.py's: a joint search of the set's union
+    # (8 executors on 3 nodes), each topology in its declared workers, ackers renumbered
+    sc = validate_scenario(SET_JSON)
+    text = canonical(sc.to_json_dict())
+    ev = evaluate(text, "optimal", '{"time_limit": 4, "workers": 1}', 1000.0)
+    assert ev.schedule.ok and ev.metrics is not None
+    assert ev.schedule.decisions[0].startswith("joint search of the set (8 executors on 3 nodes)")
+    placement = ev.schedule.placement()
+    assert sorted(placement) == sorted(
+        ["__acker#0", "__acker#1", "high/s#0", "high/b#0", "high/b#1", "high/b#2"]
+        + ["low/s#0", "low/b#0"]
+    )
+    slots = {t: {placement[e] for e in placement if e.startswith(t)} for t in ("high", "low")}
+    assert 1 <= len(slots["high"]) <= 3 and 1 <= len(slots["low"]) <= 2  # declared workers
+    assert not slots["high"] & slots["low"]
+    assert "(optimal and slotscope place the set as one topology)" not in set_page.SET_NOTE
