@@ -33,6 +33,7 @@ from core.comparison import (
 )
 from core.importers import import_sources, parse_document
 from core.importers.fetch import MAX_TIMEOUT_S, MIN_TIMEOUT_S, read_file
+from core.importers.stormser import OWN_SCHEDULER_KEY, STRATEGY_PARAM
 from core.model import Scenario, ScenarioError, scenario_schema, validate_scenario
 from core.placement import SchedulerError
 from core.presets import LARGE_PRESETS, PRESETS, STATED_DEFAULTS, is_preset, preset, preset_json
@@ -432,13 +433,32 @@ def cmd_import(args: argparse.Namespace) -> int:
         sys.stderr.write(f"slotscope: assumed: {printable(warning)}\n")
     write_output(args.out or "-", text, "--out")
     if args.out not in (None, "-"):
-        sc = imported.scenario
-        executors = sum(c.parallelism for c in sc.topology.components)
-        sys.stderr.write(
-            f"wrote {args.out}: {printable(sc.name)}, {len(sc.topology.components)} components, "
-            f"{executors} executors, {len(sc.cluster.nodes)} nodes\n"
-        )
+        sys.stderr.write(f"wrote {args.out}: {printable(import_summary(imported.scenario))}\n")
     return 0
+
+
+def import_summary(sc: Scenario) -> str:
+    """One line on an imported scenario: its topologies, their own strategies
+    (``scheduler_params.ras.strategy``, from Nimbus's conf), components, executors, nodes.
+
+    >>> from core.presets import preset
+    >>> import_summary(preset("wordcount"))
+    'wordcount, 3 components, 25 executors, 5 nodes'
+    """
+    topologies = sc.topology_set
+    strategies = [
+        t.scheduler_params.get(OWN_SCHEDULER_KEY, {}).get(STRATEGY_PARAM) for t in topologies
+    ]
+    counts = {s: strategies.count(s) for s in sorted({s for s in strategies if s})}
+    head = f"{len(topologies)} topologies, " if sc.is_set else ""
+    if counts:
+        own = ", ".join(f"{n} {s}" if sc.is_set else s for s, n in counts.items())
+        head += f"own strateg{'ies' if sc.is_set else 'y'} {own}, "
+    executors = sum(c.parallelism for c in sc.topology.components)
+    return (
+        f"{sc.name}, {head}{len(sc.topology.components)} components, {executors:,} executors, "
+        f"{len(sc.cluster.nodes)} nodes"
+    )
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -540,13 +560,17 @@ def build_parser(serve_dashboard: ServeDashboard | None = None) -> argparse.Argu
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser(
-        "import", help="a scenario from Storm UI REST responses or a Flink job plan (files or URL)"
+        "import",
+        help="a scenario from Storm UI REST responses, a Flink job plan (files or URL) or "
+        "topologies as Nimbus stores them",
     )
     p.add_argument(
         "source",
         nargs="+",
         help="JSON file(s) or a URL: Storm /api/v1/topology/ID (+ /visualization, "
-        "/api/v1/supervisor/summary), Flink get_execution_plan() or /jobs/JID/plan",
+        "/api/v1/supervisor/summary), Flink get_execution_plan() or /jobs/JID/plan; or "
+        "NAME-stormcode.ser (its NAME-stormconf.ser beside it), or a folder of them (a "
+        "topology set)",
     )
     p.add_argument("--out", metavar="FILE", help="write the scenario here (default stdout)")
     p.add_argument(

@@ -79,6 +79,19 @@ CONF_KEYS = (
     "resource.aware.scheduler.priority.strategy",
     "scheduling.timeout.seconds.per.topology",
 )
+# Storm 2's scheduling strategies (storm-server/.../scheduler/resource/strategies/
+# scheduling/, ``topology.scheduler.strategy``; Storm 0.10 named the same classes under
+# ``backtype.storm``) -> the ras-* scheduler that ports each: stated here once, the
+# lowest module that needs it (core/ras and core/schedulers/storm_ras.py read it).
+STORM_STRATEGY_IDS = {
+    "DefaultResourceAwareStrategy": "ras-default",
+    "GenericResourceAwareStrategy": "ras-generic",
+    "RoundRobinResourceAwareStrategy": "ras-round-robin",
+    "ConstraintSolverStrategy": "ras-constraint",
+}
+# the topology's own scheduler parameters: scheduler_params[OWN_SCHEDULER_KEY]
+# [STRATEGY_PARAM], read by every ras-* scheduler (core/schedulers/storm_ras.py)
+OWN_SCHEDULER_KEY, STRATEGY_PARAM = "ras", "strategy"
 # per-component json_conf keys that carry resource requests (NormalizedResourceRequest)
 COMPONENT_CONF_KEYS = (
     "topology.component.cpu.pcore.percent",
@@ -456,7 +469,10 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     the same pair of components are merged, self-loops, inputs from unknown (system)
     components and streams closing a cycle are dropped (the scenario format is
     acyclic), bolts left without input become sources, and groupings the scenario
-    format lacks become shuffle; each such change is returned as one line.
+    format lacks become shuffle; each such change is returned as one line. Workers,
+    acker executors, worker heap and priority are the conf's; its
+    ``topology.scheduler.strategy`` becomes ``scheduler_params.ras.strategy`` (a ras-*
+    id, :func:`own_strategy`), which the ras-* schedulers run as Nimbus does.
     """
     notes: list[str] = []
     ids = {c.id for c in topo.components}
@@ -517,5 +533,30 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     priority = topo.conf.get("topology.priority")
     if isinstance(priority, int) and not isinstance(priority, bool) and priority >= 0:
         out["priority"] = priority  # Storm's scheduling order in a topology set
+    strategy = own_strategy(topo.conf, notes)
+    if strategy is not None:
+        out["scheduler_params"] = {OWN_SCHEDULER_KEY: {STRATEGY_PARAM: strategy}}
     out["streams"] = list(streams.values())
     return out, notes
+
+
+def own_strategy(conf: Mapping[str, Any], notes: list[str] | None = None) -> str | None:
+    """The ras-* id of the conf's ``topology.scheduler.strategy``, or None.
+
+    None when the conf names no strategy (the scheduler run then decides) or one that
+    is not Storm's (a custom class; said in ``notes``).
+
+    >>> own_strategy({"topology.scheduler.strategy": "backtype.storm.scheduler.resource."
+    ...               "strategies.scheduling.GenericResourceAwareStrategy"})
+    'ras-generic'
+    """
+    raw = conf.get("topology.scheduler.strategy")
+    if raw is None:
+        return None
+    strategy = STORM_STRATEGY_IDS.get(str(raw).rsplit(".", 1)[-1])
+    if strategy is None and notes is not None:
+        notes.append(
+            f"topology.scheduler.strategy {str(raw)[:120]!r} is none of Storm's resource-aware "
+            "strategies: the scheduler run chooses"
+        )
+    return strategy

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.importers.stormser import STORM_STRATEGY_IDS
 from core.ras.constraint import ConstraintStrategy
 from core.ras.javaorder import hash_order, java_string_hash
 from core.ras.model import RasCluster, RasError, RasTopology, TopologyPlacement
@@ -90,12 +91,7 @@ def get_strategy(name: str) -> BaseStrategy:
     return STRATEGIES[name]()
 
 
-JAVA_CLASSES = {
-    "DefaultResourceAwareStrategy": "ras-default",
-    "GenericResourceAwareStrategy": "ras-generic",
-    "RoundRobinResourceAwareStrategy": "ras-round-robin",
-    "ConstraintSolverStrategy": "ras-constraint",
-}
+JAVA_CLASSES = STORM_STRATEGY_IDS  # Storm's class name -> the ras-* id porting it
 TOPOLOGY_OWN = "topology"  # strategy argument: each topology's topology.scheduler.strategy
 
 

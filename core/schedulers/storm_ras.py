@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.importers.stormser import OWN_SCHEDULER_KEY, STORM_STRATEGY_IDS, STRATEGY_PARAM
 from core.model import Scenario, Topology
 from core.problem import Problem, problem_of
 from core.ras.scenario import from_scenario
@@ -45,16 +46,11 @@ from core.schedulers.base import (
     assignment,
 )
 
-STORM_CLASSES = {
-    "ras-default": "DefaultResourceAwareStrategy",
-    "ras-generic": "GenericResourceAwareStrategy",
-    "ras-round-robin": "RoundRobinResourceAwareStrategy",
-    "ras-constraint": "ConstraintSolverStrategy",
-}
+STORM_CLASSES = {sid: java for java, sid in STORM_STRATEGY_IDS.items()}  # ras-* id -> class
 
 
-OWN_KEY = "ras"  # a topology's scheduler_params key read by every ras-* scheduler
-STRATEGY_PARAM = "strategy"  # its value: a ras-* id or Storm's class name
+OWN_KEY = OWN_SCHEDULER_KEY  # a topology's scheduler_params key read by every ras-* scheduler
+# STRATEGY_PARAM, its value: a ras-* id or Storm's class name
 FORCE = Param(
     "force",
     False,

@@ -56,3 +56,26 @@ def test_imported_storm_and_flink_topologies_fill_the_panels(page):
     labels = set(dag_labels(page, "even"))
     assert {"double-inc\n×4", "copy\n×3", "total\n×1", "Sink-sink\n×2"} <= labels
     assert "RESCALE has no Storm grouping" in page.find_element(f"#{ids.IMPORT_REPORT}").text
+
+
+def test_a_stored_topology_pair_becomes_the_page_scenario(page):
+    # Storm's own corpus pair (largeCluster03/TopologyName00049): Spout-0 x 2 -> Bolt-0 x 1,
+    # 2 workers and 1 acker executor by its conf
+    _drop(
+        page, "stormser/TopologyName00049-stormcode.ser", "stormser/TopologyName00049-stormconf.ser"
+    )
+    wait_until(lambda: _title(page) == "TopologyName00049", timeout=20)
+    wait_until(lambda: executor_count(page, "even") == 4)
+    assert set(dag_labels(page, "even")) == {"Spout-0\n×2", "Bolt-0\n×1", "__acker\n×1"}
+    report = page.find_element(f"#{ids.IMPORT_REPORT}").text
+    assert "Imported TopologyName00049 from Nimbus's stored files" in report
+    preset_box = page.find_element(f"#{ids.PRESET}")
+    wait_until(lambda: preset_box.text == "imported: TopologyName00049")
+    wait_until(lambda: "imported=TopologyName00049" in page.driver.current_url, timeout=20)
+
+    _drop(page, "stormser/TopologyName00049-stormcode.ser")  # its conf missing: refused
+    wait_until(lambda: "Import refused" in page.find_element(f"#{ids.BAR_MESSAGE}").text)
+    assert "TopologyName00049-stormconf.ser is not among the files" in (
+        page.find_element(f"#{ids.BAR_MESSAGE}").text
+    )
+    assert _title(page) == "TopologyName00049" and executor_count(page, "even") == 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -233,3 +234,102 @@ def test_a_folder_of_stored_topologies_is_a_topology_set(tmp_path):
 def test_a_folder_without_stored_topologies_is_refused(tmp_path):
     with pytest.raises(ScenarioError, match="no readable NAME-stormcode.ser"):
         import_sources([str(tmp_path)])
+
+
+# Five pairs of Storm's own corpus, byte for byte (fixtures/stormser/NOTICE-apache-storm.txt);
+# the numbers below are read from their confs (zcat NAME-stormconf.ser).
+STORED = Path(__file__).resolve().parent / "fixtures" / "stormser"
+# name -> (strategy, priority, workers, acker executors, worker heap MB, spout+bolt executors)
+STORED_CONFS = {
+    # backtype.storm...ConstraintSolverStrategy (Storm 0.10's package), priority 0
+    "TopologyName00026": ("ras-constraint", 0, 1, 30, 12800.0, 3550),
+    # org.apache.storm...GenericResourceAwareStrategy; heap written 8192.0 in the conf
+    "TopologyName00038": ("ras-generic", 29, 4, 3, 8192.0, 44),
+    # backtype.storm...DefaultResourceAwareStrategy
+    "TopologyName00048": ("ras-default", 2, 1, 8, 10240.0, 9),
+    # org.apache.storm...DefaultResourceAwareStrategy
+    "TopologyName00049": ("ras-default", 29, 2, 1, 8192.0, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORED_CONFS))
+def test_a_stored_topology_keeps_its_strategy_priority_workers_heap_and_ackers(name):
+    doc, _notes = to_scenario_topology(read_stormser(STORED / f"{name}-stormcode.ser"))
+    strategy, priority, workers, ackers, heap, executors = STORED_CONFS[name]
+    assert doc["scheduler_params"] == {"ras": {"strategy": strategy}}
+    assert (doc["priority"], doc["workers"], doc["ackers"]) == (priority, workers, ackers)
+    assert doc["worker_max_heap_mb"] == heap
+    assert sum(c["parallelism"] for c in doc["components"]) == executors
+
+
+def test_an_unknown_or_absent_strategy_is_left_to_the_scheduler_run():
+    from core.importers.stormser import StormComponent, StormSerTopology
+
+    spout = (StormComponent("s", "spout", 1),)
+    custom = {"topology.scheduler.strategy": "com.example.MyStrategy"}
+    doc, notes = to_scenario_topology(StormSerTopology("t", spout, custom))
+    assert "scheduler_params" not in doc
+    assert notes == [
+        "topology.scheduler.strategy 'com.example.MyStrategy' is none of Storm's "
+        "resource-aware strategies: the scheduler run chooses"
+    ]
+    doc, notes = to_scenario_topology(StormSerTopology("t", spout, {}))
+    assert "scheduler_params" not in doc and notes == []
+
+
+def test_slotscope_import_of_the_stored_folder_writes_each_topologys_strategy(tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "set.json"
+    assert main(["import", str(STORED), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    got = {
+        t["name"]: (
+            t["scheduler_params"]["ras"]["strategy"],
+            t["priority"],
+            t["workers"],
+            t["ackers"],
+            t["worker_max_heap_mb"],
+            sum(c["parallelism"] for c in t["components"]),
+        )
+        for t in doc["topologies"]
+    }
+    assert got == STORED_CONFS  # TopologyName00027, the corpus's empty one, left out
+    err = capsys.readouterr().err
+    assert "left out" in err and "TopologyName00027-stormcode.ser" in err
+    assert (
+        f"wrote {out}: stormser, 4 topologies, own strategies 1 ras-constraint, 2 ras-default, "
+        "1 ras-generic, 21 components, 3,606 executors, 2 nodes"
+    ) in err
+
+
+def test_the_corpus_empty_topology_alone_is_refused_in_one_line():
+    with pytest.raises(StormSerError) as err:
+        read_stormser(STORED / "TopologyName00027-stormcode.ser")
+    assert str(err.value).endswith(
+        "TopologyName00027-stormcode.ser: topology 'TopologyName00027' has no spout or bolt "
+        "executors"
+    )
+
+
+def test_a_ras_scheduler_runs_the_imported_topologys_own_strategy():
+    from core.registry import run_scheduler
+
+    sc = import_sources([str(STORED / "TopologyName00038-stormcode.ser")]).scenario
+    assert sc.topology.scheduler_params == {"ras": {"strategy": "ras-generic"}}
+    # asked for ras-default, Storm runs the conf's GenericResourceAwareStrategy (on the
+    # default supervisor its 2,030 % CPU do not fit: it says so)
+    decisions = run_scheduler(sc, "ras-default").decisions
+    assert decisions[0].startswith("GenericResourceAwareStrategy could not schedule all 47")
+
+
+def test_import_and_the_corpus_preset_give_each_topology_the_same_strategy():
+    from core.presets.storm_large import large_cluster_scenario
+    from core.ras.corpus import corpus_stormser
+
+    imported = [to_scenario_topology(t)[0] for t in corpus_stormser("largeCluster03")]
+    preset_set = large_cluster_scenario("largeCluster03")["topologies"]
+    assert [t["scheduler_params"] for t in imported] == [t["scheduler_params"] for t in preset_set]
+    # largeCluster03's confs: 49 DefaultResourceAwareStrategy, 1 Generic (TopologyName00047)
+    strategies = [t["scheduler_params"]["ras"]["strategy"] for t in imported]
+    assert (strategies.count("ras-default"), strategies.count("ras-generic")) == (49, 1)
