@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, html, no_update
 
 from core.hardware import total_cores
 from core.model import ACKER_ID, QUALIFIER, Scenario
@@ -491,6 +491,105 @@ def detail_table(
     )
 
 
+# ---------------------------------------------------------------- the view's picks in a link
+
+DEFAULT_FIGURE = "cpu"
+OPEN_SIGNAL = "cluster-open"  # a link asks for the view: scrolled into sight (its data)
+OPENED = "cluster-opened"  # the scroll's (empty) output
+
+
+@dataclass(frozen=True)
+class ClusterPicks:
+    """What a link keeps of the Cluster view: the cluster (a large preset), the
+    schedulers, the figure the grids are coloured by and the highlighted topology."""
+
+    cluster: str
+    schedulers: tuple[str, ...] = DEFAULT_SCHEDULERS
+    figure: str = DEFAULT_FIGURE
+    topology: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cluster": self.cluster,
+            "schedulers": list(self.schedulers),
+            "figure": self.figure,
+            "topology": self.topology,
+        }
+
+    def query(self) -> dict[str, str]:
+        """The URL's keys for the picks: the cluster, and the rest when not the default.
+
+        >>> ClusterPicks("storm-large-cluster-03", figure="slots").query()
+        {'cluster': 'storm-large-cluster-03', 'cluster_figure': 'slots'}
+        """
+        out = {"cluster": self.cluster}
+        if self.schedulers != DEFAULT_SCHEDULERS:
+            out["cluster_schedulers"] = ",".join(self.schedulers)
+        if self.figure != DEFAULT_FIGURE:
+            out["cluster_figure"] = self.figure
+        if self.topology:
+            out["cluster_topology"] = self.topology
+        return out
+
+
+def topology_options(name: str) -> list[dict[str, str]]:
+    """The topology picker's options for a large preset: its topologies, in order."""
+    return [{"label": t.name, "value": t.name} for t in cluster_scenario(name).topology_set]
+
+
+def checked_picks(
+    cluster: Any, schedulers: Any = None, figure: Any = None, topology: Any = None
+) -> tuple[ClusterPicks | None, list[str]]:
+    """The picks a link (or the page) names, each checked; an unknown value is dropped
+    (the view's default stands) with a note saying which. None when no cluster is named.
+
+    >>> picks, notes = checked_picks("storm-large-cluster-03", ["ras-default", "nope"], "heat")
+    >>> picks.schedulers, picks.figure, len(notes)
+    (('ras-default',), 'cpu', 2)
+    """
+    if cluster is None or cluster == "":
+        return None, []
+    if not isinstance(cluster, str) or cluster not in LARGE_PRESETS:
+        return None, [f"'{str(cluster)[:40]}' is no large preset: not shown"]
+    notes = []
+    chosen = DEFAULT_SCHEDULERS
+    if isinstance(schedulers, list | tuple):
+        names = [s for s in schedulers if isinstance(s, str)]
+        chosen = tuple(dict.fromkeys(s for s in names if s in SCHEDULERS))
+        notes += [f"scheduler '{s[:40]}' is unknown: dropped" for s in names if s not in SCHEDULERS]
+    shown = DEFAULT_FIGURE
+    if isinstance(figure, str) and figure in GRID_FIGURES:
+        shown = figure
+    elif figure is not None:
+        notes.append(f"figure '{str(figure)[:40]}' is unknown: CPU is shown")
+    highlighted = None
+    if topology:
+        if isinstance(topology, str) and topology in topology_names(cluster):
+            highlighted = topology
+        else:
+            notes.append(f"{cluster} has no topology '{str(topology)[:40]}': none highlighted")
+    return ClusterPicks(cluster, chosen, shown, highlighted), notes
+
+
+def topology_names(name: str) -> frozenset[str]:
+    """The topology names of a large preset (built once: the preset is cached)."""
+    return frozenset(t.name for t in cluster_scenario(name).topology_set)
+
+
+def open_outputs(picks: ClusterPicks) -> dict[str, Any]:
+    """What a link's picks set in the view (the topology picker's options with the
+    highlighted topology, which a dropdown without them would clear), and the signal
+    that scrolls the view into sight."""
+    return {
+        "cluster": picks.cluster,
+        "cluster_schedulers": list(picks.schedulers),
+        "cluster_figure": picks.figure,
+        "cluster_topology": picks.topology,
+        "cluster_topology_options": topology_options(picks.cluster),
+        "cluster_open": picks.cluster,
+    }
+
+
 def layout() -> html.Section:
     """The view: cluster, schedulers, figure and topology pickers, the grids, the drill-down."""
     schedulers = [s for s in SCHEDULERS if s in DEFAULT_SCHEDULERS or s.startswith("ras-")]
@@ -528,7 +627,7 @@ def layout() -> html.Section:
                             {"label": v[0].split(" (")[0], "value": k}
                             for k, v in GRID_FIGURES.items()
                         ],
-                        value="cpu",
+                        value=DEFAULT_FIGURE,
                         inline=True,
                     ),
                     dcc.Dropdown(
@@ -543,8 +642,29 @@ def layout() -> html.Section:
             html.Div(id=ids.CLUSTER_GRIDS, className="cluster-grids", style=GRIDS_STYLE),
             html.Div(id=ids.CLUSTER_DETAIL, className="cluster-detail"),
             dcc.Interval(id=ids.CLUSTER_POLL, interval=POLL_MS, disabled=True),
+            dcc.Store(id=OPEN_SIGNAL),
+            html.Span(id=OPENED, hidden=True),
         ],
     )
+
+
+# A link that names a cluster (or a preset too large for the page) opens the view: it is
+# scrolled into sight once the page has drawn above it.
+clientside_callback(
+    """
+    function (name) {
+        if (!name) { return window.dash_clientside.no_update; }
+        var show = function () {
+            var view = document.getElementById(SECTION);
+            if (view) { view.scrollIntoView({block: "start"}); }
+        };
+        [100, 1500].forEach(function (ms) { setTimeout(show, ms); });
+        return name;
+    }
+    """.replace("SECTION", repr(ids.CLUSTER_SECTION)),
+    Output(OPENED, "children"),
+    Input(OPEN_SIGNAL, "data"),
+)
 
 
 @callback(
@@ -574,8 +694,7 @@ def draw(name: str | None, schedulers: list[str] | None, figure: str, topology: 
     status = f"{name}: {len(scenario.topology_set)} topologies on {nodes:,} nodes in {racks} racks"
     if pending:
         status += f"; placing {', '.join(pending)} in the background"
-    options = [{"label": t.name, "value": t.name} for t in scenario.topology_set]
-    return columns, status, not pending, options
+    return columns, status, not pending, topology_options(name)
 
 
 @callback(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dash import (
@@ -32,7 +32,7 @@ from core.model import ScenarioError, validate_scenario
 from core.presets import LARGE_PRESETS, PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
 from core.settings import MAX_SCENARIO_BYTES, SettingsError, check_rate
-from dashboard import ids, importer, registry, set_page, simulate, view_state
+from dashboard import cluster_view, ids, importer, registry, set_page, simulate, view_state
 from dashboard.jobs import WEB_CAPS
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import UPLOAD_GUARD_BYTES, decode_upload, scenario_download
@@ -478,26 +478,44 @@ class OnScreen:
     params: dict[str, dict[str, Any]]
     compare: tuple[str | None, str | None]
     whatif: str | None
+    cluster: cluster_view.ClusterPicks | None = None
+
+
+def too_large_words(name: str, reason: str) -> str:
+    """The bar's words for a large preset the page cannot load (as choosing it says)."""
+    return f"{name} is not loaded here — {reason}. The Cluster view below places it."
 
 
 def requested_view(search: str | None, shown: OnScreen) -> tuple[view_state.View | None, str]:
     """The view a URL query asks for (None: nothing to change) and, when part of it cannot
-    be had, a message saying which."""
+    be had, a message saying which.
+
+    A large preset the page can load is loaded as choosing it in the preset box does; one
+    too large keeps the scenario on screen, says why, and opens the Cluster view on it.
+    The Cluster view's picks named in the query come along (over a stored view's)."""
     req = view_state.read_query(search)
-    notes = []
+    notes = [f"The link's Cluster view: {'; '.join(req.notes)}."] if req.notes else []
     asked = view_state.asked_view_id(search)
     if req.view:
         try:
-            return view_state.store().load(req.view), ""
+            stored = view_state.store().load(req.view)
+            return replace(stored, cluster=req.cluster or stored.cluster), " ".join(notes)
         except view_state.ViewError as err:
             notes.append(f"The link's view is not restored: {err}.")
     elif asked is not None:
         notes.append(f"The link's view is not restored: '{asked[:40]}' is not a view id.")
     if req.bad_rate is not None:
         notes.append(f"The link's rate '{req.bad_rate[:40]}' is not a positive number: ignored.")
-    if req.preset is None and req.schedulers is None and req.rate is None:
+    name = req.preset
+    reason = view_state.too_large(name) if name in LARGE_PRESETS else None
+    cluster = req.cluster or shown.cluster
+    if name is not None and reason is not None:
+        notes.append(too_large_words(name, reason))
+        cluster = req.cluster or cluster_view.ClusterPicks(name)
+        name = None  # the page keeps its scenario
+    if name is None and req.schedulers is None and req.rate is None and cluster == shown.cluster:
         return None, " ".join(notes)
-    loaded = req.preset or shown.loaded or next(iter(PRESETS))
+    loaded = name or shown.loaded or next(iter(PRESETS))
     fresh = loaded != shown.loaded
     scenario = view_state.base_scenario(loaded) if fresh else shown.scenario
     schedulers = req.schedulers if req.schedulers is not None else shown.schedulers
@@ -505,7 +523,7 @@ def requested_view(search: str | None, shown: OnScreen) -> tuple[view_state.View
     pair = view_state.follow_selection(schedulers, shown.compare)
     try:
         view = view_state.view_of(
-            loaded, scenario, rate, schedulers, shown.params, pair, shown.whatif
+            loaded, scenario, rate, schedulers, shown.params, pair, shown.whatif, cluster
         )
     except view_state.ViewError as err:
         return None, " ".join([*notes, f"The link is not applied: {err}."])
@@ -530,6 +548,12 @@ RESTORED = (
     "compare_b",
     "whatif",
     "message",
+    "cluster",
+    "cluster_schedulers",
+    "cluster_figure",
+    "cluster_topology",
+    "cluster_topology_options",
+    "cluster_open",
 )
 
 
@@ -541,8 +565,9 @@ def restore_outputs(view: view_state.View | None, shown: OnScreen, message: str)
     if view is None:
         return out
     scenario = view.scenario or view_state.base_scenario(view.loaded)
-    if scenario != shown.scenario:
-        loaded = scenario_outputs(validate_scenario(scenario))
+    if scenario != shown.scenario:  # a preset's own: built once (core.presets.preset)
+        valid = validate_scenario(view.scenario) if view.scenario else preset(view.loaded)
+        loaded = scenario_outputs(valid)
         for key, value in zip(RESTORED[:6], loaded[:6], strict=True):
             out[key] = value
     if view.loaded != shown.loaded or out["base"] is not no_update:
@@ -560,6 +585,8 @@ def restore_outputs(view: view_state.View | None, shown: OnScreen, message: str)
         out["compare_a"], out["compare_b"] = view.compare
     if view.whatif != shown.whatif:
         out["whatif"] = view.whatif
+    if view.cluster is not None and view.cluster != shown.cluster:
+        out.update(cluster_view.open_outputs(view.cluster))
     return out
 
 
@@ -582,6 +609,12 @@ def restore_outputs(view: view_state.View | None, shown: OnScreen, message: str)
         "compare_b": Output(ids.COMPARE_B, "value", allow_duplicate=True),
         "whatif": Output(ids.FAIL_NODE, "value", allow_duplicate=True),
         "message": Output(ids.BAR_MESSAGE, "children", allow_duplicate=True),
+        "cluster": Output(ids.CLUSTER_PRESET, "value", allow_duplicate=True),
+        "cluster_schedulers": Output(ids.CLUSTER_SCHEDULERS, "value", allow_duplicate=True),
+        "cluster_figure": Output(ids.CLUSTER_FIGURE, "value", allow_duplicate=True),
+        "cluster_topology": Output(ids.CLUSTER_TOPOLOGY, "value", allow_duplicate=True),
+        "cluster_topology_options": Output(ids.CLUSTER_TOPOLOGY, "options", allow_duplicate=True),
+        "cluster_open": Output(cluster_view.OPEN_SIGNAL, "data", allow_duplicate=True),
     },
     inputs={
         "search": Input(ids.URL, "search"),
@@ -592,14 +625,23 @@ def restore_outputs(view: view_state.View | None, shown: OnScreen, message: str)
         "params": State(ids.PARAMS_STORE, "data"),
         "compare": (State(ids.COMPARE_A, "value"), State(ids.COMPARE_B, "value")),
         "whatif": State(ids.FAIL_NODE, "value"),
+        "cluster": (
+            State(ids.CLUSTER_PRESET, "value"),
+            State(ids.CLUSTER_SCHEDULERS, "value"),
+            State(ids.CLUSTER_FIGURE, "value"),
+            State(ids.CLUSTER_TOPOLOGY, "value"),
+        ),
     },
     prevent_initial_call=True,
 )
-def restore_view(search, loaded, schedulers, rate, scenario, params, compare, whatif):
+def restore_view(
+    search, loaded, schedulers, rate, scenario, params, compare, whatif, cluster=(None,) * 4
+):
     """The view a link names (``?view=ID``, else its preset, schedulers and rate) replaces
     the one on screen: on arrival, and on the browser's Back and Forward."""
+    picks, _ = cluster_view.checked_picks(*cluster)
     shown = OnScreen(
-        loaded, list(schedulers or []), rate, scenario, params or {}, tuple(compare), whatif
+        loaded, list(schedulers or []), rate, scenario, params or {}, tuple(compare), whatif, picks
     )
     view, message = requested_view(search, shown)
     return restore_outputs(view, shown, message)
@@ -616,13 +658,19 @@ def restore_view(search, loaded, schedulers, rate, scenario, params, compare, wh
     Input(ids.COMPARE_A, "value"),
     Input(ids.COMPARE_B, "value"),
     Input(ids.FAIL_NODE, "value"),
+    Input(ids.CLUSTER_PRESET, "value"),
+    Input(ids.CLUSTER_SCHEDULERS, "value"),
+    Input(ids.CLUSTER_FIGURE, "value"),
+    Input(ids.CLUSTER_TOPOLOGY, "value"),
 )
-def remember_view(loaded, schedulers, rate, scenario, params, a, b, whatif):
-    """The URL follows the view: its query, and an id on the server's disk for the rest."""
+def remember_view(loaded, schedulers, rate, scenario, params, a, b, whatif, *cluster):
+    """The URL follows the view: its query (with the Cluster view's picks), and an id on
+    the server's disk for the rest."""
     if not loaded or view_state.loaded_kind(loaded) is None:
         raise PreventUpdate
+    picks, _ = cluster_view.checked_picks(*cluster) if cluster else (None, [])
     try:
-        view = view_state.view_of(loaded, scenario, rate, schedulers, params, (a, b), whatif)
+        view = view_state.view_of(loaded, scenario, rate, schedulers, params, (a, b), whatif, picks)
     except view_state.ViewError:
         raise PreventUpdate from None  # an invalid rate: the link keeps the last valid view
     search, note = view_state.link_of(view)

@@ -5,13 +5,14 @@ A view names what is loaded (a preset, or ``imported: NAME`` / ``file: NAME``), 
 scenario in force when it is not the preset's own, the offered rate, the selected
 schedulers, the parameters that differ from the registry defaults, the compare pair
 and the failed node of the what-if. What a query can carry plainly (preset,
-schedulers, rate) stays readable in it; the rest goes into a JSON file named by the
-first 16 hex digits of the SHA-256 of the view's canonical JSON (``?view=<id>``), in
-``views/`` under the result cache's private (0700) directory. The same view always
-has the same id; files are written 0600, at most ``MAX_VIEW_BYTES`` each, and the
-least recently used go first beyond ``MAX_VIEWS`` files or ``MAX_VIEWS_BYTES`` in all.
-A view read back is checked again (its id, schedulers, parameters, scenario): a file
-changed on disk cannot put an invalid value in the page. Nothing read is executed.
+schedulers, rate, the Cluster view's picks) stays readable in it; the rest goes into
+a JSON file named by the first 16 hex digits of the SHA-256 of the view's canonical
+JSON (``?view=<id>``), in ``views/`` under the result cache's private (0700)
+directory. The same view always has the same id; files are written 0600, at most
+``MAX_VIEW_BYTES`` each, and the least recently used go first beyond ``MAX_VIEWS``
+files or ``MAX_VIEWS_BYTES`` in all. A view read back is checked again (its id,
+schedulers, parameters, scenario): a file changed on disk cannot put an invalid value
+in the page. Nothing read is executed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import stat
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -34,7 +36,9 @@ from core.presets import LARGE_PRESETS, PRESETS, preset
 from core.registry import SCHEDULERS, SchedulerError
 from core.settings import SettingsError, check_rate
 from dashboard import registry
+from dashboard.cluster_view import ClusterPicks, checked_picks
 from dashboard.jobs import cache_dir, private_dir, write_private
+from dashboard.transfer import check_dashboard_size
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +64,9 @@ class View:
     ``file: NAME``; ``scenario`` the scenario in force (JSON) when it is not the
     preset's own; ``rate`` tuples/s per spout; ``params`` the values that differ
     from the registry defaults, per scheduler; ``compare`` the picked pair;
-    ``whatif`` the failed node or slot (``whatif.failure_of_value``'s value).
+    ``whatif`` the failed node or slot (``whatif.failure_of_value``'s value); ``cluster``
+    the Cluster view's picks (:class:`dashboard.cluster_view.ClusterPicks`), in the JSON
+    only when a cluster is picked (the ids of views without one are unchanged).
     """
 
     loaded: str
@@ -70,9 +76,10 @@ class View:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     compare: tuple[str | None, str | None] = (None, None)
     whatif: str | None = None
+    cluster: ClusterPicks | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "v": VIEW_VERSION,
             "loaded": self.loaded,
             "scenario": self.scenario,
@@ -82,6 +89,9 @@ class View:
             "compare": list(self.compare),
             "whatif": self.whatif,
         }
+        if self.cluster is not None:
+            doc["cluster"] = self.cluster.to_json()
+        return doc
 
 
 def loaded_value(kind: str, name: str) -> str:
@@ -102,7 +112,7 @@ def loaded_kind(value: str | None) -> str | None:
     >>> loaded_kind("wordcount"), loaded_kind("file: x"), loaded_kind("nope")
     ('preset', 'uploaded', None)
     """
-    if value in PRESETS:
+    if value in PRESETS or (value in LARGE_PRESETS and too_large(value) is None):
         return "preset"
     for kind, prefix in LOADED_PREFIXES.items():
         if isinstance(value, str) and value.startswith(prefix):
@@ -168,9 +178,28 @@ def _differing_params(
     return out
 
 
+@cache
+def too_large(name: str) -> str | None:
+    """Why the page cannot load a large preset, in words (None when it can: the set is
+    then loaded in the editors, as choosing it in the preset box does)."""
+    try:
+        check_dashboard_size(preset(name))
+    except ScenarioError as err:
+        return err.message
+    return None
+
+
+@cache
+def _preset_data(name: str) -> dict[str, Any]:
+    return json.loads(json.dumps(preset(name).to_json_dict()))  # as a page's store holds it
+
+
 def base_scenario(loaded: str) -> dict[str, Any] | None:
-    """The scenario a preset box value loads by itself (None when it is no preset)."""
-    return preset(loaded).to_json_dict() if loaded in PRESETS else None
+    """The scenario a preset box value loads by itself (None when it is no preset, or a
+    large preset too large for the page). Built once per preset: do not change it."""
+    if loaded in PRESETS or loaded_kind(loaded) == "preset":
+        return _preset_data(loaded)
+    return None
 
 
 def view_of(
@@ -181,6 +210,7 @@ def view_of(
     params: Mapping[str, Mapping[str, Any]] | None,
     compare: Sequence[str | None] = (None, None),
     whatif: str | None = None,
+    cluster: ClusterPicks | None = None,
 ) -> View:
     """The view the page shows; ViewError when the rate is not a positive number."""
     try:
@@ -188,9 +218,11 @@ def view_of(
     except SettingsError as err:
         raise ViewError(str(err)) from None
     chosen = [s for s in (schedulers or []) if s in SCHEDULERS]
-    data = json.loads(json.dumps(scenario)) if scenario else None
-    if data is not None and data == base_scenario(loaded):
-        data = None
+    base = base_scenario(loaded)
+    data = None
+    if scenario and scenario != base:  # the preset's own (most edits' case): no copy
+        data = json.loads(json.dumps(scenario))
+        data = None if data == base else data
     pair = tuple(s if s in chosen else None for s in (list(compare) + [None, None])[:2])
     return View(
         loaded=loaded,
@@ -200,6 +232,7 @@ def view_of(
         params=_differing_params(chosen, params),
         compare=(pair[0], pair[1]),
         whatif=whatif or None,
+        cluster=cluster,
     )
 
 
@@ -245,6 +278,8 @@ def query_of(view: View, saved_id: str | None) -> str:
     query["schedulers"] = ",".join(view.schedulers)
     if view.rate != loaded_rate(view):
         query["rate"] = f"{view.rate:g}"
+    if view.cluster is not None:
+        query.update(view.cluster.query())
     if saved_id:
         query["view"] = saved_id
     return "?" + urlencode(query)
@@ -252,20 +287,26 @@ def query_of(view: View, saved_id: str | None) -> str:
 
 @dataclass(frozen=True)
 class LinkRequest:
-    """What a URL query asks for: a view id and the plain fields (None: not named)."""
+    """What a URL query asks for: a view id and the plain fields (None: not named).
+    ``preset`` may be a large preset (too large for the page or not); ``notes`` say
+    which of the Cluster view's values were dropped."""
 
     view: str | None = None
     preset: str | None = None
     schedulers: list[str] | None = None
     rate: float | None = None
     bad_rate: str | None = None
+    cluster: ClusterPicks | None = None
+    notes: tuple[str, ...] = ()
 
 
 def read_query(search: str | None) -> LinkRequest:
-    """The view id, preset, schedulers and rate a URL query names (unknown names dropped).
+    """The view id, preset, schedulers, rate and Cluster view picks a URL query names
+    (unknown names dropped; the Cluster view's with a note).
 
-    >>> read_query("?preset=wordcount&schedulers=lf,nope&rate=7000&view=abc")
-    LinkRequest(view=None, preset='wordcount', schedulers=['lf'], rate=7000.0, bad_rate=None)
+    >>> req = read_query("?preset=wordcount&schedulers=lf,nope&rate=7000&view=abc")
+    >>> req.view, req.preset, req.schedulers, req.rate, req.cluster
+    (None, 'wordcount', ['lf'], 7000.0, None)
     """
     query = parse_qs((search or "").lstrip("?"))
     wanted = query.get("view", [""])[0]
@@ -281,12 +322,47 @@ def read_query(search: str | None) -> LinkRequest:
             rate = check_rate(float(raw))
         except (ValueError, SettingsError):
             bad = raw
+    too_big = name if name in LARGE_PRESETS and too_large(name) is not None else None
+    cluster, notes = cluster_request(query, too_big)
     return LinkRequest(
         view=wanted if _ID.match(wanted) else None,
-        preset=name if name in PRESETS else None,
+        preset=name if name in PRESETS or name in LARGE_PRESETS else None,
         schedulers=chosen,
         rate=rate,
         bad_rate=bad,
+        cluster=cluster,
+        notes=tuple(notes),
+    )
+
+
+CLUSTER_KEYS = ("cluster", "cluster_schedulers", "cluster_figure", "cluster_topology")
+
+
+def cluster_request(
+    query: Mapping[str, list[str]], implied: str | None = None
+) -> tuple[ClusterPicks | None, list[str]]:
+    """The Cluster view's picks a parsed query names (``cluster``, ``cluster_schedulers``,
+    ``cluster_figure``, ``cluster_topology``), checked; notes for what was dropped. The
+    cluster is ``implied`` when the query names none (a preset too large for the page).
+
+    >>> query = {"cluster": ["storm-large-cluster-01"], "cluster_figure": ["slots"]}
+    >>> picks, notes = cluster_request(query)
+    >>> picks.cluster, picks.schedulers, picks.figure, notes
+    ('storm-large-cluster-01', ('ras-default', 'ras-generic'), 'slots', [])
+    """
+    raw = {key: query[key][0] for key in CLUSTER_KEYS if key in query}
+    if implied is not None:
+        raw.setdefault("cluster", implied)
+    if "cluster" not in raw:
+        if raw:
+            return None, [f"{', '.join(sorted(raw))} named without a cluster: ignored"]
+        return None, []
+    schedulers = raw.get("cluster_schedulers")
+    return checked_picks(
+        raw["cluster"],
+        [s.strip() for s in schedulers.split(",") if s.strip()] if schedulers is not None else None,
+        raw.get("cluster_figure"),
+        raw.get("cluster_topology"),
     )
 
 
@@ -320,6 +396,14 @@ def checked(doc: Any) -> View:
                 continue  # dropped: the registry default stands
     compare = list(doc.get("compare") or [None, None]) + [None, None]
     whatif = doc.get("whatif")
+    picked = doc.get("cluster") if isinstance(doc.get("cluster"), dict) else {}
+    names = picked.get("schedulers")
+    cluster, _ = checked_picks(
+        picked.get("cluster"),
+        names if isinstance(names, list) else None,
+        picked.get("figure"),
+        picked.get("topology"),
+    )
     return view_of(
         loaded,
         scenario if scenario is not None else base_scenario(loaded),
@@ -328,6 +412,7 @@ def checked(doc: Any) -> View:
         params,
         [c if isinstance(c, str) else None for c in compare[:2]],
         whatif if isinstance(whatif, str) else None,
+        cluster,
     )
 
 

@@ -12,7 +12,7 @@ from selenium.webdriver.common.keys import Keys
 
 from browser.duo_helpers import cell_element, click, edit_cell, executor_count, wait_until
 from core.presets import preset
-from dashboard import ids
+from dashboard import ids, set_page
 
 pytestmark = pytest.mark.browser
 
@@ -157,3 +157,78 @@ def test_an_import_is_named_and_linked_and_the_pickers_follow_the_selection(page
     wait_until(lambda: executor_count(page, "lf") == 28, timeout=WAIT_S)  # 5 + 8 + 12 + 3 ackers
     assert _dropdown_text(page, ids.PRESET) == "imported: WordCount3"
     assert page.find_elements(".panel[data-scheduler=even]") == []  # the selection came along
+
+
+LARGE_FITS = "storm-large-cluster-03"  # 2,174 executors with ackers: the page loads the set
+LARGE_TOO = "storm-large-cluster-01"  # 27,440: over the page's 5,000, the Cluster view draws it
+
+
+def _settled_plain(duo) -> str | None:
+    """The page's URL once it names the view on screen (a view that needs no id)."""
+    url = duo.driver.current_url
+    shown = duo.find_element(f"#{ids.VIEW_SYNC}").get_attribute("textContent")
+    return url if shown and url.endswith(shown) else None
+
+
+def test_a_link_to_a_large_preset_loads_its_set_with_no_view_id(page):
+    page.driver.get(f"{page.server_url}/?preset={LARGE_FITS}")
+    words = f"#{set_page.SET_WORDS}"
+    wait_until(
+        lambda: page.find_element(words).text.startswith("A set of 50 topologies (2,174"),
+        timeout=WAIT_S,
+    )
+    assert _dropdown_text(page, ids.PRESET) == LARGE_FITS
+    assert _value(page, ids.RATE) == "1000"  # the preset's stated default rate
+    link = wait_until(
+        lambda: LARGE_FITS in (_settled_plain(page) or "") and _settled_plain(page),
+        timeout=WAIT_S,
+    )
+    assert "view=" not in link  # unedited: the preset's own set, no stored view
+    assert page.get_logs() == []
+
+
+IN_SIGHT = (
+    "var r = document.getElementById(arguments[0]).getBoundingClientRect();"
+    "return r.top < window.innerHeight && r.bottom > 0;"
+)
+
+
+def test_a_link_to_a_too_large_preset_opens_the_cluster_view_on_it(page):
+    assert not page.driver.execute_script(IN_SIGHT, ids.CLUSTER_SECTION)  # far down the page
+    page.driver.get(
+        f"{page.server_url}/?preset={LARGE_TOO}&cluster_schedulers=ras-default&cluster_figure=slots"
+    )
+    message = wait_until(
+        lambda: page.find_element(f"#{ids.BAR_MESSAGE}").text or None, timeout=WAIT_S
+    )
+    assert message.startswith(f"{LARGE_TOO} is not loaded here — 27,440 executors in all")
+    assert _dropdown_text(page, ids.PRESET) == "wordcount"  # the page keeps its scenario
+    status = f"#{ids.CLUSTER_STATUS}"
+    wait_until(
+        lambda: page.find_element(status).text.startswith(
+            f"{LARGE_TOO}: 40 topologies on 1,312 nodes in 16 racks"
+        ),
+        timeout=WAIT_S,
+    )
+    # one grid, ras-default's, coloured by slots used (counts: the colour bar says slots)
+    grid = ".cluster-grid .js-plotly-plot"
+    wait_until(lambda: len(page.find_elements(grid)) == 1, timeout=4 * WAIT_S)
+    unit = page.driver.execute_script(
+        "return document.querySelector(arguments[0]).data[1].colorbar.title.text;", grid
+    )
+    assert unit == "slots"
+    assert "ras-default" in page.find_element(".cluster-column h3").text
+    assert page.find_element(f"#{ids.CLUSTER_FIGURE} input[value='slots']").is_selected()
+    link = wait_until(lambda: _settled_plain(page), timeout=WAIT_S)
+    assert f"cluster={LARGE_TOO}" in link and "cluster_figure=slots" in link
+    assert "preset=wordcount" in link  # the page's own scenario, with the cluster picked
+
+    page.driver.switch_to.new_window("tab")  # the page's link, as a colleague opens it
+    page.driver.get(link)
+    wait_until(lambda: len(page.find_elements(grid)) == 1, timeout=WAIT_S)
+    assert page.find_element(f"#{ids.CLUSTER_FIGURE} input[value='slots']").is_selected()
+    assert page.find_element(f"#{ids.BAR_MESSAGE}").text == ""  # nothing refused this time
+    wait_until(  # the view is scrolled into sight
+        lambda: page.driver.execute_script(IN_SIGHT, ids.CLUSTER_SECTION), timeout=WAIT_S
+    )
+    assert page.get_logs() == []
