@@ -286,6 +286,8 @@ def box_outputs(loaded: str) -> tuple[str, list[dict[str, Any]], str]:
     Output(ids.PRESET, "options", allow_duplicate=True),
     Output(ids.LOADED_STORE, "data", allow_duplicate=True),
     Output(ids.BAR_MESSAGE, "children"),
+    Output(ids.CLUSTER_PRESET, "value", allow_duplicate=True),
+    Output(cluster_view.OPEN_SIGNAL, "data", allow_duplicate=True),
     Input(ids.PRESET, "value"),
     Input(ids.UPLOAD, "contents"),
     State(ids.UPLOAD, "filename"),
@@ -297,19 +299,22 @@ def load_scenario(preset_name, contents, filename, loaded=None):
 
     The preset box then names what is loaded (``file: NAME`` for an upload). A box
     value whose scenario the editors already hold (a restored link, an import) loads
-    nothing.
+    nothing. A large preset the page cannot hold opens the Cluster view on it instead.
     """
+    cluster = (no_update, no_update)  # the Cluster view's preset and its open signal
     if ctx.triggered_id == ids.UPLOAD:
         out = upload_outputs(contents, filename)
         if out[0] is no_update:
-            return (*out[:7], no_update, no_update, no_update, out[7])
+            return (*out[:7], no_update, no_update, no_update, out[7], *cluster)
         box = box_outputs(view_state.loaded_value("uploaded", out[0].get("name") or "scenario"))
-        return (*out[:7], *box, out[7])
+        return (*out[:7], *box, out[7], *cluster)
     if preset_name in LARGE_PRESETS and preset_name != loaded:  # a topology set
-        return set_page.load_large(preset_name, loaded, box_outputs)
+        if view_state.too_large(preset_name):
+            cluster = (preset_name, preset_name)
+        return (*set_page.load_large(preset_name, loaded, box_outputs), *cluster)
     if preset_name not in PRESETS or preset_name == loaded:
-        return (no_update,) * 11
-    return (*scenario_outputs(preset(preset_name)), *box_outputs(preset_name), "")
+        return (no_update,) * 13
+    return (*scenario_outputs(preset(preset_name)), *box_outputs(preset_name), "", *cluster)
 
 
 def upload_outputs(contents: str | None, filename: str | None) -> tuple[Any, ...]:

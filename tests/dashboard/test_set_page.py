@@ -62,9 +62,12 @@ def _triggered(prop_id: str) -> None:
 
 @pytest.fixture
 def uploaded():
-    """The set uploaded through the bar's load callback: its 11 outputs."""
+    """The set uploaded through the bar's load callback: its 11 outputs of the bar (the
+    last two, the Cluster view's, are left alone by an upload)."""
     _triggered(f"{ids.UPLOAD}.contents")
-    return load_scenario(None, _upload(SET_JSON), "two-apps.json", "wordcount")
+    out = load_scenario(None, _upload(SET_JSON), "two-apps.json", "wordcount")
+    assert out[11] is no_update and out[12] is no_update
+    return out[:11]
 
 
 def test_an_uploaded_set_fills_the_store_and_the_editors_with_its_first_topology(uploaded):
@@ -166,6 +169,7 @@ def test_a_large_set_that_fits_the_page_loads_from_the_preset_box():
     out = load_scenario("storm-large-cluster-03", None, None, "wordcount")
     base, components, box, loaded = out[0], out[2], out[7], out[9]
     assert len(base["topologies"]) == 50 and box == loaded == "storm-large-cluster-03"
+    assert out[11] is no_update and out[12] is no_update  # the Cluster view is not opened
     first = base["topologies"][0]["name"]
     assert {r[TOPOLOGY_KEY] for r in components} == {first}
     assert set_page.show_set(base, components)[1] == (
@@ -178,7 +182,9 @@ def test_a_large_set_beyond_the_page_is_refused_and_points_to_the_cluster_view()
     out = load_scenario("storm-large-cluster-01", None, None, "wordcount")
     assert all(o is no_update for o in out[:7])
     assert out[7] == "wordcount"  # the box goes back to what the editors hold
-    assert "27,440 executors" in str(out[-1]) and "Cluster view" in str(out[-1])
+    message, cluster, opened = out[10], out[11], out[12]
+    assert "27,440 executors" in str(message) and "Cluster view" in str(message)
+    assert cluster == opened == "storm-large-cluster-01"  # the Cluster view opens on it
 
 
 # -- the placement panels place a set as Storm does (dashboard/set_placement.py) ---------

@@ -192,14 +192,14 @@ def call_upload(payload: dict[str, Any]) -> dict[str, Any]:
 
     out = contextvars.copy_context().run(call)
     sent(out)
-    return refusal(out[0] is not no_update, text_of(out[-1]))
+    return refusal(out[0] is not no_update, text_of(out[10]))  # the bar's message
 
 
 def call_import_upload(payload: dict[str, Any]) -> dict[str, Any]:
     files = payload["files"]
     out = importer.import_topology([data_url(raw) for _, raw in files], [n for n, _ in files])
     sent(out)
-    return refusal(out[0] is not no_update, text_of(out[-1]))
+    return refusal(out[0] is not no_update, text_of(out[10]))  # the bar's message
 
 
 EDIT_ROW = {"nodes": -1, "components": 1, "streams": 0}
