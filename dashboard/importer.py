@@ -45,6 +45,7 @@ from core.settings import MAX_SCENARIO_BYTES
 from dashboard import ids, view_state
 from dashboard.rows import scenario_outputs
 from dashboard.transfer import (
+    DASHBOARD_MAX_EXECUTORS,
     UPLOAD_GUARD_BYTES,
     check_dashboard_size,
     guarded,
@@ -258,9 +259,10 @@ def import_stored(contents: Sequence[Any], names: Sequence[str]) -> Imported:
         here = f"{folder}/"
 
         def read() -> Imported:
+            # the page's limit before the cluster is sized (Storm's strategies run then)
             if len(codes) == 1:
-                return stormser_scenario(str(folder / codes[0]))
-            return stormser_folder_scenario(str(folder))
+                return stormser_scenario(str(folder / codes[0]), DASHBOARD_MAX_EXECUTORS)
+            return stormser_folder_scenario(str(folder), DASHBOARD_MAX_EXECUTORS)
 
         try:
             imported = guarded(source, read)

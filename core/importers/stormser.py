@@ -92,6 +92,27 @@ STORM_STRATEGY_IDS = {
 # the topology's own scheduler parameters: scheduler_params[OWN_SCHEDULER_KEY]
 # [STRATEGY_PARAM], read by every ras-* scheduler (core/schedulers/storm_ras.py)
 OWN_SCHEDULER_KEY, STRATEGY_PARAM = "ras", "strategy"
+# ConstraintSolverStrategy's settings and the worker rules of every strategy, carried
+# under their Storm names in scheduler_params[OWN_SCHEDULER_KEY] where the conf sets them
+# off Storm's default (core/ras/scenario.py reads them as core/ras/corpus.py reads the conf)
+CONSTRAINTS_KEY = "topology.ras.constraints"
+SPREAD_KEY = "topology.spread.components"
+MAX_STATE_SEARCH_KEY = "topology.ras.constraint.max.state.search"
+MAX_TIME_SECS_KEY = "topology.ras.constraint.max.time.secs"
+ONE_EXECUTOR_KEY = "topology.ras.one.executor.per.worker"
+ONE_COMPONENT_KEY = "topology.ras.one.component.per.worker"
+# ConstraintSolverStrategy.DEFAULT_STATE_SEARCH (Storm 2.0.0): the topology's search limit
+# where its conf sets none (core.ras.model.DEFAULT_TOPO_MAX_STATE_SEARCH, the same number;
+# not imported from there, as core.ras.model imports this module)
+STORM_DEFAULT_STATE_SEARCH = 10_000
+SOLVER_CONF_KEYS = (
+    CONSTRAINTS_KEY,
+    SPREAD_KEY,
+    MAX_STATE_SEARCH_KEY,
+    MAX_TIME_SECS_KEY,
+    ONE_EXECUTOR_KEY,
+    ONE_COMPONENT_KEY,
+)
 # per-component json_conf keys that carry resource requests (NormalizedResourceRequest)
 COMPONENT_CONF_KEYS = (
     "topology.component.cpu.pcore.percent",
@@ -472,7 +493,9 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     format lacks become shuffle; each such change is returned as one line. Workers,
     acker executors, worker heap and priority are the conf's; its
     ``topology.scheduler.strategy`` becomes ``scheduler_params.ras.strategy`` (a ras-*
-    id, :func:`own_strategy`), which the ras-* schedulers run as Nimbus does.
+    id, :func:`own_strategy`), which the ras-* schedulers run as Nimbus does, and the
+    constraint solver's settings off Storm's defaults join it under their Storm names
+    (:func:`solver_settings`), which :mod:`core.ras.scenario` reads.
     """
     notes: list[str] = []
     ids = {c.id for c in topo.components}
@@ -533,11 +556,64 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     priority = topo.conf.get("topology.priority")
     if isinstance(priority, int) and not isinstance(priority, bool) and priority >= 0:
         out["priority"] = priority  # Storm's scheduling order in a topology set
+    own = solver_settings(topo.conf, kept, notes)
     strategy = own_strategy(topo.conf, notes)
     if strategy is not None:
-        out["scheduler_params"] = {OWN_SCHEDULER_KEY: {STRATEGY_PARAM: strategy}}
+        own = {STRATEGY_PARAM: strategy, **own}
+    if own:
+        out["scheduler_params"] = {OWN_SCHEDULER_KEY: own}
     out["streams"] = list(streams.values())
     return out, notes
+
+
+def _named_components(value: Any) -> list[str]:
+    """Component names a constraints or spread value mentions (either of Storm's forms)."""
+    if isinstance(value, Mapping):
+        names = [str(k) for k in value]
+        for spec in value.values():
+            if isinstance(spec, Mapping):
+                others = spec.get("incompatibleComponents", [])
+                names += [str(o) for o in (others if isinstance(others, list) else [others])]
+        return names
+    if isinstance(value, list):
+        return [str(v) for item in value for v in (item if isinstance(item, list) else [item])]
+    return []
+
+
+def solver_settings(
+    conf: Mapping[str, Any], components: set[str], notes: list[str] | None = None
+) -> dict[str, Any]:
+    """The conf's constraint-solver settings (:data:`SOLVER_CONF_KEYS`) that differ from
+    Storm's defaults, under their Storm names, as ``scheduler_params.ras`` carries them.
+
+    Constraints naming components the topology does not have are kept as given (Storm's
+    ``ConstraintSolverConfig`` skips those names) and said in ``notes``.
+
+    >>> solver_settings({"topology.ras.constraints": [["a", "b"]],
+    ...                  "topology.ras.constraint.max.state.search": 10000,
+    ...                  "topology.ras.one.component.per.worker": True}, {"a", "b"})
+    {'topology.ras.constraints': [['a', 'b']], 'topology.ras.one.component.per.worker': True}
+    """
+    out: dict[str, Any] = {}
+    for key in SOLVER_CONF_KEYS:
+        value = conf.get(key)
+        if value in (None, False, [], {}) or (
+            key == MAX_STATE_SEARCH_KEY and value == STORM_DEFAULT_STATE_SEARCH
+        ):
+            continue
+        out[key] = value
+    unknown = sorted(
+        {n for key in (CONSTRAINTS_KEY, SPREAD_KEY) for n in _named_components(out.get(key))}
+        - components
+    )
+    if unknown and notes is not None:
+        more = f" and {len(unknown) - 6} more" if len(unknown) > 6 else ""
+        shown = ", ".join(unknown[:6]) + more
+        notes.append(
+            f"{CONSTRAINTS_KEY} / {SPREAD_KEY} name components the topology does not have "
+            f"({shown}): Storm's constraint solver skips them"
+        )
+    return out
 
 
 def own_strategy(conf: Mapping[str, Any], notes: list[str] | None = None) -> str | None:

@@ -63,7 +63,8 @@ def large_cluster_scenario(cluster: str) -> dict[str, Any]:
     for topo in corpus_stormser(cluster):
         doc, _notes = to_scenario_topology(topo)
         if doc["components"]:
-            doc["scheduler_params"] = {OWN_KEY: {STRATEGY_PARAM: own_strategy(topo.conf)}}
+            own = doc.get("scheduler_params", {}).get(OWN_KEY, {})  # and the solver's settings
+            doc["scheduler_params"] = {OWN_KEY: {**own, STRATEGY_PARAM: own_strategy(topo.conf)}}
             topologies.append(doc)
     return {
         "name": f"storm-{cluster}",

@@ -9,12 +9,25 @@ shuffle and local-or-shuffle marked for ``ExecSorterByProximity``), ``topology.a
 gives acker executors with Storm's default request (10 %, 128 MB), ``topology.priority``
 Storm's scheduling order. The worker heap limit is the topology's
 ``worker_max_heap_mb`` (``topology.worker.max.heap.size.mb``), else Storm's default 768 MB.
+The constraint solver's settings (``topology.ras.constraints``,
+``topology.spread.components``, its search limits, one executor or component per worker)
+come from ``scheduler_params.ras`` under their Storm names, as ``slotscope import`` and the
+storm-large presets write them from Nimbus's conf.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from core.importers.stormser import (
+    MAX_STATE_SEARCH_KEY,
+    MAX_TIME_SECS_KEY,
+    ONE_COMPONENT_KEY,
+    ONE_EXECUTOR_KEY,
+    OWN_SCHEDULER_KEY,
+)
+from core.ras.constraint import parse_constraints
 from core.ras.model import (
     DEFAULT_WORKER_MAX_HEAP_MB,
     RasCluster,
@@ -72,7 +85,30 @@ def topology_from_scenario(
         priority=topology.priority,
         worker_max_heap_mb=worker_max_heap_mb,
         ackers=topology.ackers,
+        **solver_fields(topology.scheduler_params.get(OWN_SCHEDULER_KEY, {}), set(inputs)),
     )
+
+
+def solver_fields(conf: Mapping[str, Any], components: set[str]) -> dict[str, Any]:
+    """:class:`RasTopology` fields from the constraint-solver settings a topology's
+    ``scheduler_params.ras`` carries under their Storm names (``slotscope import`` writes
+    them from Nimbus's conf, :func:`core.importers.stormser.solver_settings`), read as
+    :func:`core.ras.corpus.topology_from_doc` reads the conf; absent: Storm's defaults."""
+    incompatible, max_node = parse_constraints(conf, components)
+    out: dict[str, Any] = {
+        "incompatible": incompatible,
+        "max_node_colocation": max_node,
+        "one_executor_per_worker": bool(conf.get(ONE_EXECUTOR_KEY, False)),
+        "one_component_per_worker": bool(conf.get(ONE_COMPONENT_KEY, False)),
+    }
+    for key, name in (
+        (MAX_STATE_SEARCH_KEY, "max_state_search"),
+        (MAX_TIME_SECS_KEY, "max_time_secs"),
+    ):
+        value = conf.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[name] = int(value)
+    return out
 
 
 def from_scenario(scenario: Any) -> tuple[RasCluster, list[RasTopology]]:

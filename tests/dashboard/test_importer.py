@@ -232,3 +232,15 @@ def test_bad_zips_are_refused_in_one_line():
     assert _refused([_zip(big)], ["set.zip"]) == (
         "set.zip: TopologyName00049-stormcode.ser: 2,000,001 bytes, the limit is 2,000,000"
     )
+
+
+def test_a_stored_set_over_the_page_limit_is_refused_before_the_cluster_is_sized(monkeypatch):
+    import core.importers
+
+    def sized(*_args, **_kwargs):
+        raise AssertionError("the cluster was sized before the executor limit was checked")
+
+    monkeypatch.setattr(core.importers, "sized_scenario", sized)
+    monkeypatch.setattr("dashboard.importer.DASHBOARD_MAX_EXECUTORS", 3)
+    # TopologyName00049: Spout-0 x 2, Bolt-0 x 1 and 1 acker executor = 4 executors
+    assert _refused(*_stored(*PAIR)) == "topologies: 4 executors in all: at most 3 are taken here"
