@@ -152,6 +152,14 @@ class Component(_Model):
         10.0, ge=0, description="Declared CPU need (R-Storm), percent of one core."
     )
     memory_mb: float = Field(128.0, ge=0, description="Declared on-heap memory need (R-Storm), MB.")
+    offheap_mb: float = Field(
+        0.0,
+        ge=0,
+        description="Declared off-heap memory need, MB (Storm's "
+        "topology.component.resources.offheap.memory.mb; defaults.yaml 0). Storm 2's "
+        "resource-aware strategies (ras-*) count it toward node memory, not toward the "
+        "worker heap limit.",
+    )
 
 
 class Stream(_Model):
@@ -188,6 +196,27 @@ class Topology(_Model):
         f"(they count towards the {MAX_EXECUTORS:,} executors).",
     )
     acker_cpu_us: float = Field(1.0, ge=0, description="Acker CPU per ack, microseconds.")
+    acker_cpu_pct: float = Field(
+        10.0,
+        ge=0,
+        description="Declared CPU need of one acker executor, percent of one core (Storm's "
+        "topology.acker.cpu.pcore.percent, else the topology's component default; "
+        "defaults.yaml 10). Read by ras-*.",
+    )
+    acker_memory_mb: float = Field(
+        128.0,
+        ge=0,
+        description="Declared on-heap memory of one acker executor, MB (Storm's "
+        "topology.acker.resources.onheap.memory.mb, else the component default; "
+        "defaults.yaml 128). Read by ras-*.",
+    )
+    acker_offheap_mb: float = Field(
+        0.0,
+        ge=0,
+        description="Declared off-heap memory of one acker executor, MB (Storm's "
+        "topology.acker.resources.offheap.memory.mb, else the component default; "
+        "defaults.yaml 0). Read by ras-*.",
+    )
     reliable_spouts: bool = Field(
         True,
         description=(

@@ -437,7 +437,10 @@ def test_a_corpus_preset_says_its_defaults_and_schedules_every_topology(capsys):
     out, err = capsys.readouterr()
     assert "storm-large-cluster-03: stated defaults: offered rate 1000 tuples/s" in err
     doc = json.loads(out)
-    # Storm's TestLargeCluster: every topology of largeCluster03 fully scheduled
-    assert doc["scheduled"] == 50 and len(doc["topologies"]) == 50
-    assert all(t["placed"] == t["executors"] for t in doc["topologies"])
+    # As Storm accounts it (off-heap memory, each conf's acker request, unset hints run
+    # once as Nimbus runs them) all but one fit, as on the corpus path
+    # (tests/ras/test_ras.py::test_large_cluster_03_as_nimbus_would_run_it)
+    assert doc["scheduled"] == 49 and len(doc["topologies"]) == 50
+    unfit = [t["topology"] for t in doc["topologies"] if t["placed"] != t["executors"]]
+    assert unfit == ["TopologyName00047"]
     assert sum(t["executors"] for t in doc["topologies"]) == 1_414 + 760

@@ -113,6 +113,17 @@ SOLVER_CONF_KEYS = (
     ONE_EXECUTOR_KEY,
     ONE_COMPONENT_KEY,
 )
+# Storm's other per-topology scheduling settings the ras-* port reads (core/ras/model.py
+# RasTopology), carried like the solver's under their Storm names where the conf sets them
+# off Storm's default (defaults.yaml: one acker bound per new worker; the rest unset)
+ACKERS_PER_WORKER_KEY = "topology.ras.acker.executors.per.worker"
+STORM_DEFAULT_ACKERS_PER_WORKER = 1
+ISOLATE_KEY = "topology.isolate.machines"
+FAVORED_KEY = "topology.scheduler.favored.nodes"
+UNFAVORED_KEY = "topology.scheduler.unfavored.nodes"
+SETTING_CONF_KEYS = (ACKERS_PER_WORKER_KEY, ISOLATE_KEY, FAVORED_KEY, UNFAVORED_KEY)
+# Storm's defaults.yaml requests, which the scenario format's fields default to
+STORM_DEFAULT_REQUEST = {"cpu_pct": 10.0, "memory_mb": 128.0, "offheap_mb": 0.0}
 # per-component json_conf keys that carry resource requests (NormalizedResourceRequest)
 COMPONENT_CONF_KEYS = (
     "topology.component.cpu.pcore.percent",
@@ -429,13 +440,6 @@ def _scenario_grouping(inp: StormInput) -> tuple[str, str | None]:
     return "shuffle", f"{inp.grouping} grouping taken as shuffle"
 
 
-def _number(conf: Mapping[str, Any], key: str, default: float) -> float:
-    value = conf.get(key)
-    return (
-        float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
-    )
-
-
 def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:
     stack, seen = [start], {start}
     while stack:
@@ -484,9 +488,13 @@ def _without_cycles(
 def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[str]]:
     """A slotscope scenario ``topology`` dict (core/model.py) for one stormser topology.
 
-    CPU and on-heap memory come from each component's json_conf, else the topology
-    conf, else Storm's defaults.yaml (10 % of a core, 128 MB), as
-    ``NormalizedResourceRequest.getDefaultResources`` resolves them. Streams between
+    CPU, on-heap and off-heap memory (``cpu_pct``, ``memory_mb``, ``offheap_mb``) come
+    from each component's json_conf, else the topology conf, else Storm's defaults.yaml
+    (10 % of a core, 128 MB, 0 MB), as ``NormalizedResourceRequest`` resolves them (the
+    ras-* port's :func:`core.ras.model.request_from_conf`); the acker executors' request
+    the same way from the conf's acker keys (``acker_cpu_pct``, ``acker_memory_mb``,
+    ``acker_offheap_mb``, written where they differ from Storm's defaults). Generic
+    resources (e.g. ``network.resource.units``) are not carried and are noted. Streams between
     the same pair of components are merged, self-loops, inputs from unknown (system)
     components and streams closing a cycle are dropped (the scenario format is
     acyclic), bolts left without input become sources, and groupings the scenario
@@ -494,33 +502,27 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     acker executors, worker heap and priority are the conf's; its
     ``topology.scheduler.strategy`` becomes ``scheduler_params.ras.strategy`` (a ras-*
     id, :func:`own_strategy`), which the ras-* schedulers run as Nimbus does, and the
-    constraint solver's settings off Storm's defaults join it under their Storm names
-    (:func:`solver_settings`), which :mod:`core.ras.scenario` reads.
+    constraint solver's settings and the other scheduling settings off Storm's defaults
+    join it under their Storm names (:func:`solver_settings`, :func:`scheduling_settings`),
+    which :mod:`core.ras.scenario` reads.
     """
     notes: list[str] = []
     ids = {c.id for c in topo.components}
     components = []
+    generic: dict[str, float] = {}
     for c in topo.components:
         if c.parallelism < 1:
             notes.append(f"component '{c.id}' has parallelism 0 and is left out")
             continue
-        components.append(
-            {
-                "id": c.id,
-                "parallelism": c.parallelism,
-                "kind": c.kind,
-                "cpu_pct": _number(
-                    c.conf,
-                    "topology.component.cpu.pcore.percent",
-                    _number(topo.conf, "topology.component.cpu.pcore.percent", 10.0),
-                ),
-                "memory_mb": _number(
-                    c.conf,
-                    "topology.component.resources.onheap.memory.mb",
-                    _number(topo.conf, "topology.component.resources.onheap.memory.mb", 128.0),
-                ),
-            }
-        )
+        request, extra = _request(c.conf, topo.conf, c.id)
+        for name, amount in extra.items():
+            generic[name] = max(generic.get(name, 0.0), amount)
+        comp: dict[str, Any] = {"id": c.id, "parallelism": c.parallelism, "kind": c.kind}
+        comp.update({k: v for k, v in request.items() if k != "offheap_mb" or v})
+        components.append(comp)
+    if generic:
+        shown = ", ".join(f"{k} (up to {v:g} per executor)" for k, v in sorted(generic.items()))
+        notes.append(f"generic resources requested, not carried by the scenario format: {shown}")
     kept = {c["id"] for c in components}
     streams: dict[tuple[str, str], dict[str, Any]] = {}
     for c in topo.components:
@@ -556,7 +558,11 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
     priority = topo.conf.get("topology.priority")
     if isinstance(priority, int) and not isinstance(priority, bool) and priority >= 0:
         out["priority"] = priority  # Storm's scheduling order in a topology set
-    own = solver_settings(topo.conf, kept, notes)
+    acker, _generic = _request({}, topo.conf, ACKER_COMPONENT_ID)
+    for key, value in acker.items():
+        if value != STORM_DEFAULT_REQUEST[key]:
+            out[f"acker_{key}"] = value
+    own = {**solver_settings(topo.conf, kept, notes), **scheduling_settings(topo.conf)}
     strategy = own_strategy(topo.conf, notes)
     if strategy is not None:
         own = {STRATEGY_PARAM: strategy, **own}
@@ -564,6 +570,46 @@ def to_scenario_topology(topo: StormSerTopology) -> tuple[dict[str, Any], list[s
         out["scheduler_params"] = {OWN_SCHEDULER_KEY: own}
     out["streams"] = list(streams.values())
     return out, notes
+
+
+ACKER_COMPONENT_ID = "__acker"  # org.apache.storm.daemon.Acker.ACKER_COMPONENT_ID
+
+
+def _request(
+    component_conf: Mapping[str, Any], topo_conf: Mapping[str, Any], component_id: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """One executor's request as the scenario fields carry it (``cpu_pct``, ``memory_mb``,
+    ``offheap_mb``) and its generic resources, resolved exactly as the ras-* port resolves
+    Nimbus's conf (:func:`core.ras.model.request_from_conf`: the component's
+    ``topology.component.resources.map`` over its legacy keys, then the topology conf, the
+    acker's own keys for ``__acker``, then Storm's defaults.yaml)."""
+    from core.ras.model import request_from_conf  # here: core.ras imports this module
+
+    req = request_from_conf(component_conf, topo_conf, component_id)
+    fields = {"cpu_pct": req.cpu, "memory_mb": req.onheap, "offheap_mb": req.offheap}
+    return fields, dict(req.generic)
+
+
+def scheduling_settings(conf: Mapping[str, Any]) -> dict[str, Any]:
+    """The conf's other scheduling settings the ras-* port reads (:data:`SETTING_CONF_KEYS`:
+    acker executors bound per new worker, isolated machines, favoured and unfavoured hosts)
+    that differ from Storm's defaults, under their Storm names. Nimbus's own
+    ``scheduling.timeout.seconds.per.topology``, which the corpus confs also carry, is a
+    daemon setting and stays out: the ras-* schedulers run with Storm's default.
+
+    >>> scheduling_settings({"topology.ras.acker.executors.per.worker": 1,
+    ...                      "topology.isolate.machines": 3})
+    {'topology.isolate.machines': 3}
+    """
+    out: dict[str, Any] = {}
+    for key in SETTING_CONF_KEYS:
+        value = conf.get(key)
+        if value in (None, [], {}) or isinstance(value, bool):
+            continue
+        if key == ACKERS_PER_WORKER_KEY and value == STORM_DEFAULT_ACKERS_PER_WORKER:
+            continue
+        out[key] = list(value) if isinstance(value, list | tuple) else value
+    return out
 
 
 def _named_components(value: Any) -> list[str]:

@@ -263,7 +263,11 @@ TOPOLOGY_26_PAIRS = [
     "ProfileProxyBolt",
 ]
 SOLVER_SETTINGS = {
-    "TopologyName00026": {"topology.ras.constraints": [[c, c] for c in TOPOLOGY_26_PAIRS]}
+    "TopologyName00026": {"topology.ras.constraints": [[c, c] for c in TOPOLOGY_26_PAIRS]},
+    # Storm's other scheduling settings carried too (stormser.scheduling_settings)
+    "TopologyName00048": {
+        "topology.scheduler.unfavored.nodes": ["gsbl519n19.blue.ygrid.yahoo.com"]
+    },
 }
 
 
@@ -617,3 +621,75 @@ def test_more_executors_than_the_search_limit_is_said_never_to_fit(tmp_path):
         "never fits: searched's 12 executors reach its search's limit of 10 states "
         "(topology.ras.constraint.max.state.search)"
     )
+
+
+def test_off_heap_acker_requests_and_storm_settings_are_carried_as_storm_resolves_them():
+    """NormalizedResourceRequest (Storm 2.0.0): a component's resources.map over its legacy
+    keys, then the topology conf; the acker's own keys, else the topology's component
+    defaults (so 110 MB off heap here); generic resources are noted, not carried."""
+    from core.importers.stormser import StormComponent, StormInput, StormSerTopology
+    from core.model import validate_scenario
+    from core.ras.scenario import from_scenario
+
+    mapped = {
+        "topology.component.resources.onheap.memory.mb": 999.0,  # the map wins
+        "topology.component.resources.map": {
+            "topology.component.cpu.pcore.percent": 30.0,
+            "topology.component.resources.onheap.memory.mb": 256.0,
+            "topology.component.resources.offheap.memory.mb": 64.0,
+            "network.resource.units": 5.0,
+        },
+    }
+    comps = (
+        StormComponent("s", "spout", 2, (), mapped),
+        StormComponent("b", "bolt", 1, (StormInput("s", "default", "shuffle"),)),
+    )
+    conf = {
+        "topology.acker.executors": 3,
+        "topology.component.cpu.pcore.percent": 20.0,
+        "topology.component.resources.offheap.memory.mb": 110.0,
+        "topology.acker.cpu.pcore.percent": 75.0,
+        "topology.acker.resources.onheap.memory.mb": 480.0,
+        "topology.ras.acker.executors.per.worker": 0,
+        "topology.isolate.machines": 2,
+        "topology.scheduler.favored.nodes": ["n1"],
+    }
+    doc, notes = to_scenario_topology(StormSerTopology("t", comps, conf))
+    s, b = doc["components"]
+    assert (s["cpu_pct"], s["memory_mb"], s["offheap_mb"]) == (30.0, 256.0, 64.0)
+    assert (b["cpu_pct"], b["memory_mb"], b["offheap_mb"]) == (20.0, 128.0, 110.0)
+    assert (doc["acker_cpu_pct"], doc["acker_memory_mb"], doc["acker_offheap_mb"]) == (
+        75.0,
+        480.0,
+        110.0,
+    )
+    assert doc["scheduler_params"]["ras"] == {
+        "topology.ras.acker.executors.per.worker": 0,
+        "topology.isolate.machines": 2,
+        "topology.scheduler.favored.nodes": ["n1"],
+    }
+    assert any("network.resource.units (up to 5 per executor)" in n for n in notes)
+    nodes = [{"id": "n1", "cores": 4, "ghz": 3.0, "slots": 4}]
+    sc = validate_scenario({"topology": doc, "cluster": {"nodes": nodes}})
+    _cluster, (topo,) = from_scenario(sc)
+    assert topo.comp_offheap.tolist() == [64.0, 110.0, 110.0]
+    assert topo.acker_request.offheap == 110.0 and topo.acker_request.cpu == 75.0
+    assert (topo.ackers_per_worker, topo.isolated_machines, tuple(topo.favored_hosts)) == (
+        0,
+        2,
+        ("n1",),
+    )
+
+
+def test_storms_default_requests_are_not_written():
+    """defaults.yaml's 10 %, 128 MB, 0 MB: no offheap_mb or acker fields in the scenario."""
+    from core.importers.stormser import StormComponent, StormSerTopology
+
+    doc, _notes = to_scenario_topology(
+        StormSerTopology("t", (StormComponent("s", "spout", 1),), {"topology.acker.executors": 1})
+    )
+    assert doc["components"] == [
+        {"id": "s", "parallelism": 1, "kind": "spout", "cpu_pct": 10.0, "memory_mb": 128.0}
+    ]
+    assert not {k for k in doc if k.startswith("acker_")}
+    assert "scheduler_params" not in doc
