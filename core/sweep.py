@@ -50,7 +50,7 @@ import numpy as np
 
 from core import spark
 from core.hardware import total_cores
-from core.model import ACKER_ID, Scenario, Topology, parse_scenario, qualified
+from core.model import Scenario, Topology, parse_scenario, qualified
 from core.placement import Schedule, SchedulerError, Status, assignment
 from core.presets import is_preset, preset
 from core.registry import get_scheduler
@@ -58,10 +58,10 @@ from core.simulator import analyze
 from core.simulator.rates import stream_table, unit_rates
 from core.topology import build_graph
 from core.topology_set import (
-    ACKER_REQUEST,
     CPU_PCT_PER_CORE,
     MB_PER_GB,
     SetSchedule,
+    component_requests,
     one_topology,
     schedule_set,
 )
@@ -229,8 +229,7 @@ def node_use(
     cpu, mem = np.zeros(len(nodes)), np.zeros(len(nodes))
     by_name = {t.name: t for t in scenario.topology_set}
     for name, placement in placements.items():
-        request = {c.id: (c.cpu_pct, c.memory_mb) for c in by_name[name].components}
-        request[ACKER_ID] = (ACKER_REQUEST.cpu, ACKER_REQUEST.memory)
+        request = component_requests(by_name[name])
         at = np.array([index[n] for n, _ in placement.values()], dtype=np.int64)
         need = np.array([request[e.rsplit("#", 1)[0]] for e in placement], dtype=float)
         need = need.reshape(-1, 2)

@@ -60,7 +60,6 @@ from core.hardware import computation_power, total_cores
 from core.model import ACKER_ID, Cluster, Node, Scenario, Topology, qualified, union_of
 from core.placement import Assignment, Schedule, SchedulerError, Status, assignment
 from core.problem import Problem, problem_of
-from core.ras.model import Request
 from core.ras.scenario import from_scenario
 from core.ras.schedule import TOPOLOGY_OWN, schedule_cluster, schedule_rounds
 from core.registry import get_scheduler
@@ -87,7 +86,6 @@ from core.simulator.capacity import Evaluator
 
 CPU_PCT_PER_CORE = 100.0  # Storm counts CPU in percent of one core
 MB_PER_GB = 1024.0
-ACKER_REQUEST = Request()  # Storm's default request for an acker executor (10 %, 128 MB)
 REPORT_NODES = 10  # nodes listed by name in a "did not fit" report
 REPORT_GROWN = 3  # earlier topologies given more than they declared, named in that report
 # Why a scheduler gives a topology more executors or workers than it declared (explain_unfit)
@@ -252,16 +250,29 @@ class SetSchedule:
 
 
 def executor_requests(topology: Topology) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Executor ids with their declared CPU (%) and memory (MB): components, then ackers."""
+    """Executor ids with their declared CPU (%) and memory (MB, on-heap + off-heap, as
+    Storm's ``getTotalMemoryMb``): components, then ackers (their own request)."""
     ids, cpu, mem = [], [], []
+    requests = component_requests(topology)
     for c in topology.components:
         ids += [f"{c.id}#{i}" for i in range(c.parallelism)]
-        cpu += [c.cpu_pct] * c.parallelism
-        mem += [c.memory_mb] * c.parallelism
+        cpu += [requests[c.id][0]] * c.parallelism
+        mem += [requests[c.id][1]] * c.parallelism
     ids += [f"{ACKER_ID}#{i}" for i in range(topology.ackers)]
-    cpu += [ACKER_REQUEST.cpu] * topology.ackers
-    mem += [ACKER_REQUEST.memory] * topology.ackers
+    cpu += [requests[ACKER_ID][0]] * topology.ackers
+    mem += [requests[ACKER_ID][1]] * topology.ackers
     return ids, np.asarray(cpu, dtype=float), np.asarray(mem, dtype=float)
+
+
+def component_requests(topology: Topology) -> dict[str, tuple[float, float]]:
+    """Component id (and ``__acker``) -> declared (CPU %, on-heap + off-heap MB) of one
+    executor."""
+    out = {c.id: (c.cpu_pct, c.memory_mb + c.offheap_mb) for c in topology.components}
+    out[ACKER_ID] = (
+        topology.acker_cpu_pct,
+        topology.acker_memory_mb + topology.acker_offheap_mb,
+    )
+    return out
 
 
 class Residual:
@@ -562,8 +573,7 @@ def _placed(
             schedule.decisions,
             (time.perf_counter() - start) * 1000.0,
         )
-    comp_req = {c.id: (c.cpu_pct, c.memory_mb) for c in topo.components}
-    comp_req[ACKER_ID] = (ACKER_REQUEST.cpu, ACKER_REQUEST.memory)
+    comp_req = component_requests(topo)
     placed, used = [], []
     for a in schedule.assignments:
         port = residual.take(a.node, a.slot)

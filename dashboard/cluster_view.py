@@ -29,11 +29,12 @@ import plotly.graph_objects as go
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, html, no_update
 
 from core.hardware import total_cores
-from core.model import ACKER_ID, QUALIFIER, Scenario
+from core.model import QUALIFIER, Scenario
 from core.placement import Assignment
 from core.presets import LARGE_PRESETS, preset
 from core.registry import SCHEDULERS
-from core.topology_set import ACKER_REQUEST, CPU_PCT_PER_CORE, MB_PER_GB
+from core.topology_set import CPU_PCT_PER_CORE, MB_PER_GB
+from core.topology_set import component_requests as topology_requests
 from dashboard import compute, ids, jobs
 
 WAIT_S = 1.5  # a request waits this long for its placements, at most; then the view polls
@@ -95,13 +96,13 @@ class NodeAggregates:
 
 
 def component_requests(scenario: Scenario) -> dict[str, tuple[float, float]]:
-    """Component id as the placement names it -> declared (CPU %, MB) per executor."""
+    """Component id as the placement names it -> declared (CPU %, on-heap + off-heap MB)
+    per executor (:func:`core.topology_set.component_requests` of each topology)."""
     requests: dict[str, tuple[float, float]] = {}
     for topo in scenario.topology_set:
         prefix = f"{topo.name}{QUALIFIER}" if scenario.is_set else ""
-        for c in topo.components:
-            requests[prefix + c.id] = (float(c.cpu_pct), float(c.memory_mb))
-        requests[prefix + ACKER_ID] = (float(ACKER_REQUEST.cpu), float(ACKER_REQUEST.memory))
+        for cid, request in topology_requests(topo).items():
+            requests[prefix + cid] = request
     return requests
 
 

@@ -17,6 +17,7 @@ from core.simulator.capacity import Evaluator
 from core.topology_set import (
     NOT_RUN,
     SET_TREATMENT,
+    executor_requests,
     kept_to_the_set,
     schedule_in_turn,
     schedule_set,
@@ -431,3 +432,30 @@ def test_the_joint_search_places_a_topology_whole_or_not_at_all(scheduler):
     ]
     assert result.outcomes["y"].assignments == ()
     assert result.outcomes["y"].message.startswith("y did not fit under")
+
+
+def test_declared_requests_count_off_heap_memory_and_the_ackers_own_request():
+    sc = validate_scenario(
+        {
+            "topology": {
+                "components": [
+                    {
+                        "id": "s",
+                        "parallelism": 2,
+                        "cpu_pct": 50,
+                        "memory_mb": 300,
+                        "offheap_mb": 200,
+                    }
+                ],
+                "ackers": 1,
+                "acker_cpu_pct": 25,
+                "acker_memory_mb": 64,
+                "acker_offheap_mb": 16,
+            },
+            "cluster": {"nodes": NODES},
+        }
+    )
+    ids, cpu, mem = executor_requests(sc.topology)
+    assert ids == ["s#0", "s#1", "__acker#0"]
+    # Storm's getTotalMemoryMb: on-heap + off-heap; the acker its own request
+    assert cpu.tolist() == [50.0, 50.0, 25.0] and mem.tolist() == [500.0, 500.0, 80.0]
