@@ -26,10 +26,15 @@ that keeps up, towards 1 for one that does not. So in the steady state:
 Every load is affine in the kept shares when no spilling stream feeds
 another (the rates of a stream are linear in its sender's arrivals), so the
 loads are taken once with every share at 1 and once with each (stream,
-worker) share moved (:class:`Linear`: one placement pass per share), and the
-fixed point is solved on that affine model by Newton steps on the shares
-whose targets are full. When spilling streams feed each other the loads are
-polynomial in the shares: the model is taken again at the solution (at most 3 models).
+worker) share moved (:class:`Linear`: the placement passes in one batch,
+:func:`resources_many`), and the fixed point is solved on that affine model by
+Newton steps on the shares whose targets are full. When spilling streams feed
+each other the loads are polynomial in the shares: the model is taken again at
+the solution (at most 3 models). The solver's small steps run on Python floats
+(a few shares and loads: numpy's per-call cost dominated), every product of
+matrices and solve on numpy, so its answers are bit-for-bit the plain numpy
+form's; :func:`spill_max_rate` remembers answers across problems that differ
+only in what R* does not read (:func:`content_key`: the offered rate).
 
 R* is then the largest R at which that steady state fits every thread, node
 CPU and NIC (:func:`spill_max_rate`: the steady state followed as R rises,
@@ -44,9 +49,19 @@ docs/model.md, "Storm 2.0.0's shuffle".
 
 from __future__ import annotations
 
+import hashlib
+import math
+from collections import OrderedDict
 from dataclasses import dataclass
+from threading import Lock
+from weakref import WeakKeyDictionary
 
 import numpy as np
+
+try:  # numpy's LAPACK gufuncs: np.linalg.solve without its per-call checks (same dgesv)
+    from numpy.linalg import _umath_linalg as _lapack
+except ImportError:  # pragma: no cover - a numpy without them: np.linalg.solve
+    _lapack = None
 
 from core.simulator.coefficients import (
     THREAD_CORES,
@@ -71,6 +86,8 @@ PATH_STEPS = 64  # pieces of the path in s = 1/R before giving up on following i
 TIE = 1e-9  # loads this close (relative) to s are at their bound
 EDGE = 1e-7  # the path's R* is checked by settling this close below and above it
 EDGE_STEPS = 6  # ... above it from the shares just below: not settled by then, it does not fit
+MEMO_BYTES = 32 << 20  # kept shares and placements the memo of R* holds at most, bytes
+MEMO_ENTRIES = 8192  # ... and answers
 
 
 def placed(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray | None):
@@ -84,12 +101,56 @@ def resources(coef: Coefficients, u: UnitLoads) -> np.ndarray:
     """Every bound's load per unit R as one vector: threads (E, in cores over
     ``THREAD_CORES``), node CPU shares (N), NICs (N)."""
     node = node_cpu_load(coef, u.node_cpu, u.fixed)
-    return np.concatenate([u.cpu / THREAD_CORES, node, u.nic])
+    return np.concatenate([u.cpu / THREAD_CORES, node, u.nic], axis=-1)
 
 
 def all_kept(coef: Coefficients) -> np.ndarray:
     """Kept shares of 1 for every stream and worker (the routing below saturation)."""
     return np.ones((len(coef.table.streams), coef.dims[1]))
+
+
+def resources_many(coef: Coefficients, slot_of: np.ndarray, keeps: np.ndarray) -> np.ndarray:
+    """:func:`resources` of one placement under each kept-share matrix of ``keeps``
+    (B, streams, workers), one row each, in one pass.
+
+    The arithmetic of :func:`core.simulator.placed_rates.placed_unit_rates` and
+    :func:`core.simulator.coefficients.unit_loads` row by row, in the same order (every
+    bin sums its entries in the order one placement's does, every row sum is that row's
+    pairwise sum), so each row is bit-for-bit ``resources(coef, placed(coef, slot_of,
+    keeps[b])[1])`` (``tests/simulator/test_spill.py``).
+    """
+    plan, workers = coef.plan, coef.dims[1]
+    n_rows = len(keeps)
+    lam = np.tile(plan.spout_share, (n_rows, 1))
+    src_out = np.zeros((n_rows, plan.n_entries))
+    out_total = np.zeros((n_rows, plan.n_streams))
+    local_total = np.zeros((n_rows, plan.n_streams))
+    for d_lo, d_hi, ins in plan.steps:
+        lam_d = lam[:, d_lo:d_hi]
+        wd = None
+        for k, u_lo, u_hi, mult, local, weights, s_lo, s_hi in ins:
+            out = lam[:, u_lo:u_hi] * mult
+            if local:
+                if wd is None:
+                    wd = slot_of[d_lo:d_hi]
+                    count = np.bincount(wd, minlength=workers)
+                    count_d = count[wd]
+                wu = slot_of[u_lo:u_hi]
+                share = out * keeps[:, k][:, wu] if plan.spill[k] else out
+                kept = np.where(count[wu] > 0, share, 0.0)
+                keys = wu + (np.arange(n_rows) * workers)[:, None]
+                mass = np.bincount(keys.ravel(), kept.ravel(), n_rows * workers)
+                mass = mass.reshape(n_rows, workers)
+                local_total[:, k] = np.add.reduce(kept, axis=1)
+                out = out - kept
+                lam_d += mass[:, wd] / count_d
+            total = np.add.reduce(out, axis=1)
+            lam_d += total[:, None] * weights
+            src_out[:, s_lo:s_hi] = out
+            out_total[:, k] = total
+    rows = np.broadcast_to(slot_of, (n_rows, len(slot_of)))
+    o_tot = out_total[:, coef.table.tgt_sid]
+    return resources(coef, unit_loads(coef, rows, lam, src_out, local_total, o_tot))
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +161,12 @@ class Linear:
     worker holding both senders and targets of it. ``res(x) = base + grad @ (x
     - at)`` for the shares ``x`` of the pairs; ``watch[p]`` lists the loads
     whose largest is pair p's rho (its targets' threads and their nodes' CPU).
+
+    Built once per model for the solvers' small steps, which run on Python floats
+    (a few pairs and loads: numpy's per-call cost would dominate): ``rows`` (the
+    gradient's rows as lists), ``watching`` (each pair's loads, unpadded),
+    ``watchers[m]`` (the pairs watching load m) and ``holders[m]`` (those of them
+    whose share, kept less, unloads it: ``grad[m, p] > 0``).
     """
 
     stream: np.ndarray  # (P,)
@@ -109,6 +176,10 @@ class Linear:
     base: np.ndarray  # (M,) loads per unit R there
     grad: np.ndarray  # (M, P)
     watch: np.ndarray  # (P, m) load indices, padded by repeating the first
+    rows: tuple[list[float], ...] = ()  # (M,) grad's rows
+    watching: tuple[tuple[int, ...], ...] = ()  # (P,) watch's rows, unpadded
+    watchers: tuple[tuple[int, ...], ...] = ()  # (M,) pairs watching each load
+    holders: tuple[tuple[int, ...], ...] = ()  # (M,) ... whose share holds it
 
     def loads(self, x: np.ndarray) -> np.ndarray:
         return self.base + self.grad @ (x - self.at)
@@ -119,43 +190,133 @@ class Linear:
         return keep
 
 
-def linear(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray) -> Linear:
-    """The :class:`Linear` model of a placement's loads around the shares ``keep``."""
+def spill_pairs(coef: Coefficients, slot_of: np.ndarray) -> tuple[list, list, list]:
+    """The (stream, worker) pairs whose kept share matters, and the loads each watches:
+    per spilling stream, each worker holding both senders and targets of it; its
+    targets' threads and their nodes' CPU (in that order)."""
     t = coef.table
     n_e = len(t.executors)
-    node_of = coef.nodes.slot_node[slot_of]
+    node_of = coef.nodes.slot_node[slot_of].tolist()
+    slots = slot_of.tolist()
+    start = t.comp_start.tolist()
     stream, worker, watch = [], [], []
     for k in np.flatnonzero(t.spill).tolist():
-        u, d = t.src_comp[k], t.dst_comp[k]
-        senders = set(slot_of[t.comp_start[u] : t.comp_start[u + 1]].tolist())
-        tgt = np.arange(t.comp_start[d], t.comp_start[d + 1])
-        for w in sorted(senders & set(slot_of[tgt].tolist())):
-            here = tgt[slot_of[tgt] == w]
+        u, d = int(t.src_comp[k]), int(t.dst_comp[k])
+        senders = set(slots[start[u] : start[u + 1]])
+        tgt = range(start[d], start[d + 1])
+        for w in sorted(senders & {slots[i] for i in tgt}):
+            here = [i for i in tgt if slots[i] == w]
             stream.append(k)
             worker.append(w)
-            watch.append(np.concatenate([here, n_e + node_of[here]]))
+            watch.append(here + [n_e + node_of[i] for i in here])
+    return stream, worker, watch
+
+
+def linear(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray) -> Linear:
+    """The :class:`Linear` model of a placement's loads around the shares ``keep``.
+
+    Its slopes are differences: each pair's share moved by a half (down from 1/2 or
+    more, else up), every such placement pass taken in one batch
+    (:func:`resources_many`). A difference, not a derivative: where the loads bend
+    (a NIC's larger direction changes, spilling streams feed each other) it is the
+    secant the model is checked against (:func:`_exact`).
+    """
+    slot_of = np.asarray(slot_of, dtype=np.int64)
+    stream, worker, watch = spill_pairs(coef, slot_of)
     width = max((len(w) for w in watch), default=1)
-    padded = np.array([np.resize(w, width) for w in watch], dtype=np.int64).reshape(-1, width)
+    padded = np.array([(w * (width // len(w) + 1))[:width] for w in watch], dtype=np.int64).reshape(
+        -1, width
+    )
     stream_a, worker_a = np.array(stream, np.int64), np.array(worker, np.int64)
+    n_pairs = len(stream)
     at = keep[stream_a, worker_a]
-    base = resources(coef, placed(coef, slot_of, keep)[1])
-    grad = np.zeros((len(base), len(stream)))
-    for p in range(len(stream)):
-        step = -0.5 if at[p] >= 0.5 else 0.5
-        moved = keep.copy()
-        moved[stream[p], worker[p]] += step
-        grad[:, p] = (resources(coef, placed(coef, slot_of, moved)[1]) - base) / step
-    return Linear(stream_a, worker_a, keep, at, base, grad, padded)
+    step = np.where(at >= 0.5, -0.5, 0.5)
+    keeps = np.repeat(keep[None], n_pairs + 1, axis=0)
+    keeps[np.arange(1, n_pairs + 1), stream_a, worker_a] += step
+    res = resources_many(coef, slot_of, keeps)
+    base = res[0]
+    grad = np.ascontiguousarray(((res[1:] - base) / step[:, None]).T)
+    rows = grad.tolist()
+    watchers: list[list[int]] = [[] for _ in range(len(base))]
+    for p, loads in enumerate(watch):
+        for m in sorted(set(loads)):
+            watchers[m].append(p)
+    return Linear(
+        stream_a,
+        worker_a,
+        keep,
+        at,
+        base,
+        grad,
+        padded,
+        tuple(rows),
+        tuple(tuple(w) for w in watch),
+        tuple(tuple(ps) for ps in watchers),
+        tuple(tuple(p for p in ps if rows[m][p] > 0) for m, ps in enumerate(watchers)),
+    )
 
 
-def _groups(top: np.ndarray, cols: np.ndarray, x: np.ndarray):
-    """Active pairs ``cols`` grouped by busiest target: the targets (G,), each pair's group,
-    and the (P, G) matrix of the pairs' current shares per group (a group moves at the
-    ratio of its shares: Storm's update ``keep <- keep / rho`` scales them alike)."""
-    tops, group = np.unique(top[cols], return_inverse=True)
-    scale = np.zeros((len(x), len(tops)))
-    scale[cols, group] = np.maximum(x[cols], 1e-300)
-    return tops, group, scale
+def _groups(top: list[int], cols: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Active pairs ``cols`` grouped by busiest target (``top[p]``): the targets in
+    increasing order (G), each pair's group, and each group's first pair (a group moves
+    at the ratio of its shares: Storm's update ``keep <- keep / rho`` scales them alike)."""
+    tops = sorted({top[p] for p in cols})
+    index = {m: g for g, m in enumerate(tops)}
+    group = [index[top[p]] for p in cols]
+    first = [-1] * len(tops)
+    for p, g in zip(cols, group, strict=True):
+        if first[g] < 0:
+            first[g] = p
+    return tops, group, first
+
+
+def _scale(cols: list[int], group: list[int], x: list[float]) -> np.ndarray:
+    """The (P, G) matrix of the active pairs' shares per group (floored at 1e-300)."""
+    width = max(group, default=-1) + 1
+    scale = [[0.0] * width for _ in x]
+    for p, g in zip(cols, group, strict=True):
+        scale[p][g] = max(x[p], 1e-300)
+    return np.array(scale).reshape(len(x), width)
+
+
+def _gesv(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``np.linalg.solve(a, b)`` for one small square ``a`` (bit-for-bit: the same LAPACK
+    ``dgesv``, without the wrapper's checks, a third of the solver's time), or None where
+    it raises LinAlgError (singular: LAPACK flags it as an invalid operation)."""
+    if _lapack is None:  # pragma: no cover
+        try:
+            return np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            return None
+    solve = _lapack.solve1 if b.ndim == 1 else _lapack.solve
+    try:
+        with np.errstate(invalid="raise", over="ignore", divide="ignore", under="ignore"):
+            return solve(a, b, signature="dd->d")
+    except FloatingPointError:
+        return None
+
+
+def _finite(v: float) -> float:
+    """``np.nan_to_num(v, nan=0.0, posinf=1.0, neginf=-1.0)`` of one value."""
+    if v != v:
+        return 0.0
+    if v in (math.inf, -math.inf):
+        return 1.0 if v > 0 else -1.0
+    return v
+
+
+def _busiest(model: Linear, res: list[float]) -> tuple[list[int], list[float]]:
+    """Each pair's busiest watched load (the first of equal ones) and that load."""
+    top, peak = [], []
+    for watched in model.watching:
+        where = watched[0]
+        best = res[where]
+        for m in watched:
+            if res[m] > best:
+                best, where = res[m], m
+        top.append(where)
+        peak.append(best)
+    return top, peak
 
 
 def settle(
@@ -174,36 +335,49 @@ def settle(
     with rho <= 1 keeps everything, one at 0 with rho >= 1 spills everything.
     Returns the shares and whether they settled within ``steps`` (above R*
     they need not: no share makes every target keep up).
+
+    The small steps run on Python floats; every product of matrices is numpy's, so
+    the result is bit-for-bit that of the all-numpy form (``tests/simulator/test_spill.py``).
     """
-    rows = np.arange(len(x))
-    watch, grad, base, at = model.watch, model.grad, model.base, model.at
-    x = x.copy()
+    grad, base, at, rows = model.grad, model.base, model.at, model.rows
+    x = np.array(x, dtype=float)
     for _ in range(steps):
-        res = base + grad @ (x - at)
-        top = watch[rows, res[watch].argmax(1)]
-        rho = rate * res[top]
-        active = ((x < 1.0) | (rho > 1.0)) & ~((x <= 0.0) & (rho >= 1.0))
-        if not active.any() or np.abs(rho[active] - 1.0).max() <= SPILL_TOL:
+        top, peak = _busiest(model, (base + grad @ (x - at)).tolist())
+        old = x.tolist()
+        new = old[:]
+        cols: list[int] = []
+        active = settled = False
+        for p, (xp, m) in enumerate(zip(old, top, strict=True)):
+            r = rate * peak[p]
+            if (xp < 1.0 or r > 1.0) and not (xp <= 0.0 and r >= 1.0):
+                if not active:
+                    active = settled = True
+                if not abs(r - 1.0) <= SPILL_TOL:
+                    settled = False
+                if rows[m][p] > 0:
+                    cols.append(p)
+                else:
+                    new[p] = 0.0 if r > 1.0 else 1.0
+        if not active or settled:
             return x, True
-        rising = active & (grad[top, rows] > 0)
-        new = x.copy()
-        flat = active & ~rising
-        if flat.any():
-            new[flat] = np.where(rho[flat] > 1.0, 0.0, 1.0)
-        cols = np.flatnonzero(rising)
-        if len(cols):
-            tops, group, scale = _groups(top, cols, x)
-            jac = rate * (grad[tops] @ scale)
-            first = cols[np.unique(group, return_index=True)[1]]
-            try:
-                step = np.linalg.solve(jac, 1.0 - rho[first])
-            except np.linalg.LinAlgError:
-                step = 1.0 / rho[first] - 1.0
-            step = np.nan_to_num(step, nan=0.0, posinf=1.0, neginf=-1.0)[group]
-            grown = x[cols] * (1.0 + step)
-            new[cols] = np.clip(np.where(x[cols] > 0.0, grown, step), 0.0, 1.0)
-        moved = np.abs(new - x).max()
-        x = new
+        if cols:
+            tops, group, first = _groups(top, cols)
+            jac = rate * (grad[tops] @ _scale(cols, group, old))
+            rho = [rate * peak[p] for p in first]
+            if len(tops) == 1 and jac[0, 0] != 0.0:  # LAPACK's one division
+                step = [(1.0 - rho[0]) / float(jac[0, 0])]
+            else:
+                solved = _gesv(jac, 1.0 - np.array(rho))
+                if solved is not None:
+                    step = solved.tolist()
+                else:
+                    step = [1.0 / r - 1.0 if r != 0.0 else math.inf for r in rho]
+            step = [_finite(v) for v in step]
+            for p, g in zip(cols, group, strict=True):
+                v = old[p] * (1.0 + step[g]) if old[p] > 0.0 else step[g]
+                new[p] = min(max(v, 0.0), 1.0)
+        moved = max(abs(a - b) for a, b in zip(new, old, strict=True))
+        x = np.array(new)
         if moved <= SPILL_TOL:
             return x, True
     return x, False
@@ -247,28 +421,58 @@ def _fits(
     return settled and float(model.loads(shares).max()) * rate <= 1.0 + FIT_TOL, shares
 
 
-def _enter(
-    model: Linear,
-    member: np.ndarray,
-    loads: np.ndarray,
-    s: float,
-    mode: np.ndarray,
-    top: np.ndarray,
-) -> bool:
+def _enter(model: Linear, loads: list[float], s: float, mode: list[bool], top: list[int]) -> bool:
     """At ``s``, the pairs whose targets reach their bound join the active set (or move
-    their busiest target to the one that reached it); ``member[m, p]``: pair p watches
-    load m. False when a load reaches its bound that no pair's share can hold there:
-    R* = 1 / s."""
-    grad = model.grad
-    for m in np.flatnonzero(loads >= s * (1.0 - TIE)).tolist():
-        pairs = np.flatnonzero(member[m])
-        if (mode[pairs] & (top[pairs] == m)).any():
+    their busiest target to the one that reached it). False when a load reaches its
+    bound that no pair's share can hold there: R* = 1 / s."""
+    bound = s * (1.0 - TIE)
+    for m, v in enumerate(loads):
+        if not v >= bound or any(mode[p] and top[p] == m for p in model.watchers[m]):
             continue
-        held = pairs[grad[m, pairs] > 0]
-        if not len(held):
+        held = model.holders[m]
+        if not held:
             return False
-        mode[held], top[held] = True, m
+        for p in held:
+            mode[p], top[p] = True, m
     return True
+
+
+def _piece(model: Linear, cols: list[int], top: list[int], x: list[float]):
+    """The path's piece with the pairs ``cols`` active: the shares and loads as affine
+    functions of s, ``(x_zero, x_slope, x0, slope)`` (lists); None when it is degenerate.
+
+    The active pairs, grouped by busiest target (:func:`_groups`), solve
+    ``load_top(x) = s``, each group at the ratio of its shares; the others keep theirs.
+    """
+    grad = model.grad
+    tops, group, _ = _groups(top, cols)
+    fixed = x[:]
+    for p in cols:
+        fixed[p] = 0.0
+    c = model.base + grad @ (np.array(fixed) - model.at)
+    scale = _scale(cols, group, x)
+    h = grad @ scale
+    if len(tops) == 1:  # LAPACK's solve of one unknown: one reciprocal
+        d = float(h[tops[0], 0])
+        if d == 0.0:
+            return None
+        inv = 1.0 / d
+        ya, yb = np.array([inv]), np.array([float(c[tops[0]]) * inv])
+    else:
+        solved = _gesv(h[tops], np.stack([np.ones(len(tops)), c[tops]], 1))
+        if solved is None:
+            return None
+        ya, yb = solved.T
+    rise, zero = ya.tolist(), yb.tolist()
+    if not all(map(math.isfinite, rise + zero)):
+        return None
+    # scale has one share a row: scale @ y is that share times its group's y, exactly
+    x_zero, x_slope = fixed, [0.0] * len(x)
+    for p, g in zip(cols, group, strict=True):
+        share = max(x[p], 1e-300)
+        x_slope[p] = share * rise[g]
+        x_zero[p] = x_zero[p] - share * zero[g]
+    return x_zero, x_slope, (c - h @ yb).tolist(), (h @ ya).tolist()
 
 
 def _path(model: Linear, until: float = 0.0) -> tuple[float, np.ndarray, bool] | None:
@@ -277,70 +481,62 @@ def _path(model: Linear, until: float = 0.0) -> tuple[float, np.ndarray, bool] |
     None when the path is degenerate (then :func:`_bisect`).
 
     In s = 1/R, between two events the active pairs (grouped by busiest target,
-    :func:`_groups`) solve ``load_top(x) = s``: the shares and every load are affine in s.
-    Events as s falls: a load reaches s (its pairs join, :func:`_enter`, or R* = 1/s when
-    none can hold it), an active share reaches 1 (it keeps everything again) or 0 (its
-    targets cannot be held any more: R* = 1/s).
+    :func:`_groups`) solve ``load_top(x) = s``: the shares and every load are affine in s
+    (:func:`_piece`). Events as s falls: a load reaches s (its pairs join,
+    :func:`_enter`, or R* = 1/s when none can hold it), an active share reaches 1 (it
+    keeps everything again) or 0 (its targets cannot be held any more: R* = 1/s).
     """
-    grad, base, watch = model.grad, model.base, model.watch
-    x = np.ones(len(model.at))
-    loads = model.loads(x)
-    s = float(loads.max(initial=0.0))
+    n_pairs = len(model.at)
+    x = [1.0] * n_pairs
+    loads = model.loads(np.ones(n_pairs)).tolist()
+    s = max(loads, default=0.0)
     floor = s * 2.0 ** -(MAX_DOUBLINGS + 1)
-    mode = np.zeros(len(x), bool)  # active
-    top = np.full(len(x), -1)
+    mode = [False] * n_pairs  # active
+    top = [-1] * n_pairs
     stuck = 0  # events in a row at the same s
-    member = np.zeros((len(base), len(x)), bool)
-    member[watch, np.arange(len(x))[:, None]] = True
     for _ in range(PATH_STEPS):
-        if not _enter(model, member, loads, s, mode, top):
-            return 1.0 / s, x, True
-        cols = np.flatnonzero(mode)
-        tops, group, scale = _groups(top, cols, x)
-        fixed = np.where(mode, 0.0, x)
-        c = base + grad @ (fixed - model.at)
-        h = grad @ scale
-        try:
-            ya, yb = np.linalg.solve(h[tops], np.stack([np.ones(len(tops)), c[tops]], 1)).T
-        except np.linalg.LinAlgError:
+        if not _enter(model, loads, s, mode, top):
+            return 1.0 / s, np.array(x), True
+        cols = [p for p in range(n_pairs) if mode[p]]
+        piece = _piece(model, cols, top, x)
+        if piece is None:
             return None
-        if not (np.isfinite(ya).all() and np.isfinite(yb).all()):
-            return None
-        slope, x0 = h @ ya, c - h @ yb  # loads = x0 + slope * s
-        x_slope, x_zero = scale @ ya, fixed - scale @ yb  # shares likewise
+        x_zero, x_slope, x0, slope = piece  # shares and loads = ... + ... * s
         # loads moving with an active pair's busiest target are not events
-        near = watch[cols]
-        same = np.abs(loads[near] - s) <= TIE * s
-        flat = slope[near] <= slope[top[cols]][:, None] + TIE * np.abs(slope).max()
-        follow = np.zeros(len(c), bool)
-        follow[near[same & flat]] = True
-        follow[tops] = True
-        room = s - loads  # >= 0; closes at 1 - slope per unit fall of s
-        closing = (1.0 - slope > 0) & ~follow
-        fall = [s - max(floor, until)]
-        if closing.any():
-            fall.append(float((np.maximum(room[closing], 0.0) / (1.0 - slope[closing])).min()))
-        xs = x_zero[cols] + x_slope[cols] * s
-        down, up = x_slope[cols] > 0, x_slope[cols] < 0
-        if down.any():
-            fall.append(float((xs[down] / x_slope[cols][down]).min()))
-        if up.any():
-            fall.append(float(((1.0 - xs[up]) / -x_slope[cols][up]).min()))
-        step = max(min(fall), 0.0)
+        follow = {top[p] for p in cols}
+        tie = TIE * max(map(abs, slope), default=0.0)
+        for p in cols:
+            bar = slope[top[p]] + tie
+            for m in model.watching[p]:
+                if abs(loads[m] - s) <= TIE * s and slope[m] <= bar:
+                    follow.add(m)
+        fall = s - max(floor, until)
+        for m, (v, k) in enumerate(zip(loads, slope, strict=True)):
+            if 1.0 - k > 0 and m not in follow:  # room s - v closes at 1 - k per unit fall
+                fall = min(fall, max(s - v, 0.0) / (1.0 - k))
+        for p in cols:
+            xs = x_zero[p] + x_slope[p] * s
+            if x_slope[p] > 0:
+                fall = min(fall, xs / x_slope[p])
+            elif x_slope[p] < 0:
+                fall = min(fall, (1.0 - xs) / -x_slope[p])
+        step = max(fall, 0.0)
         stuck = stuck + 1 if step <= TIE * s else 0
-        if stuck > len(x) + 1:  # pairs join and leave at once: none can hold its targets
-            return 1.0 / s, x, True
+        if stuck > n_pairs + 1:  # pairs join and leave at once: none can hold its targets
+            return 1.0 / s, np.array(x), True
         s -= step
         if s <= floor:
             return None
-        x = np.clip(x_zero + x_slope * s, 0.0, 1.0)
-        loads = x0 + slope * s
-        if (x[cols] <= TIE).any():
-            return 1.0 / s, x, True
+        x = [min(max(a + b * s, 0.0), 1.0) for a, b in zip(x_zero, x_slope, strict=True)]
+        loads = [a + b * s for a, b in zip(x0, slope, strict=True)]
+        if any(x[p] <= TIE for p in cols):
+            return 1.0 / s, np.array(x), True
         if s <= until * (1.0 + 1e-12):
-            return 1.0 / s, x, False
-        back = cols[x[cols] >= 1.0 - TIE]
-        mode[back], x[back] = False, 1.0
+            return 1.0 / s, np.array(x), False
+        for p in cols:
+            if x[p] >= 1.0 - TIE:
+                mode[p] = False
+                x[p] = 1.0
     return None
 
 
@@ -389,7 +585,34 @@ def spill_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.n
     thread, node CPU and NIC, followed as R rises on the affine model of the
     loads (:func:`_path`; bisection where that path is degenerate), the model
     taken again at the solution until it is exact there (``MODEL_PASSES``).
+
+    Remembered per (:func:`content_key`, placement) for the latest answers, up to
+    ``MEMO_BYTES`` of shares and placements and ``MEMO_ENTRIES`` answers: problems
+    that differ only in what R* does not read (the offered rate: a rate sweep's
+    searches visit the same placements) share them.
     """
+    slot_of = np.asarray(slot_of, dtype=np.int64)
+    key = (content_key(coef), slot_of.tobytes())
+    with _MEMO_LOCK:
+        found = _MEMO.get(key)
+        if found is not None:
+            _MEMO.move_to_end(key)
+            return found[0], found[1].copy()
+    rate, keep = _solve_max_rate(coef, slot_of)
+    size = keep.nbytes + len(key[1])
+    if size <= MEMO_BYTES:
+        with _MEMO_LOCK:
+            if key not in _MEMO:
+                _MEMO[key] = (rate, keep.copy())
+                _MEMO_USED[0] += size
+            while _MEMO_USED[0] > MEMO_BYTES or len(_MEMO) > MEMO_ENTRIES:
+                (_, slots), (_, kept) = _MEMO.popitem(last=False)
+                _MEMO_USED[0] -= kept.nbytes + len(slots)
+    return rate, keep
+
+
+def _solve_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.ndarray]:
+    """:func:`spill_max_rate` computed."""
     model = linear(coef, slot_of, all_kept(coef))
     rate, x = _max_rate(model)
     for _ in range(MODEL_PASSES - 1):
@@ -398,3 +621,78 @@ def spill_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.n
         model = linear(coef, slot_of, model.shares(x))
         rate, x = _max_rate(model)
     return rate, model.shares(x)
+
+
+_MEMO: OrderedDict[tuple[bytes, bytes], tuple[float, np.ndarray]] = OrderedDict()
+_MEMO_USED = [0]  # bytes of kept shares and placements in _MEMO
+_MEMO_LOCK = Lock()
+_KEYS: WeakKeyDictionary[Coefficients, bytes] = WeakKeyDictionary()
+
+
+def memo_size() -> tuple[int, int]:
+    """Answers :func:`spill_max_rate` remembers, and their bytes of shares and placements."""
+    with _MEMO_LOCK:
+        return len(_MEMO), _MEMO_USED[0]
+
+
+def forget() -> None:
+    """Empty :func:`spill_max_rate`'s memo (a benchmark timing the solver itself)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
+        _MEMO_USED[0] = 0
+
+
+def content_key(coef: Coefficients) -> bytes:
+    """A digest of everything :func:`spill_max_rate` reads from ``coef`` (the stream
+    table, the service, fixed and serialisation costs, the cluster's capacities and
+    slots): two problems with one digest give every placement the same R* and shares.
+    Taken once per Coefficients."""
+    with _MEMO_LOCK:
+        found = _KEYS.get(coef)
+    if found is not None:
+        return found
+    digest = hashlib.blake2b(digest_size=20)
+    t, nodes = coef.table, coef.nodes
+    parts = (
+        coef.service_s,
+        coef.fixed_cores,
+        coef.worker_cores,
+        coef.capacity_cores,
+        coef.ser_s,
+        coef.deser_s,
+        coef.bits,
+        coef.nic_bits_per_s,
+        coef.dims,
+        len(t.executors),
+        t.exec_comp,
+        t.comp_start,
+        t.spout_share,
+        t.src_comp,
+        t.dst_comp,
+        t.multiplier,
+        t.tuple_bytes,
+        t.local,
+        t.spill,
+        len(t.weights),
+        *t.weights,
+        t.in_streams,
+        t.src_sid,
+        t.src_ex,
+        t.src_start,
+        t.tgt_sid,
+        t.tgt_ex,
+        t.tgt_w,
+        nodes.slot_start,
+        nodes.slot_node,
+    )
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            digest.update(f"{part.dtype}{part.shape}".encode())
+            digest.update(np.ascontiguousarray(part).tobytes())
+        else:
+            digest.update(repr(part).encode())
+        digest.update(b"|")
+    key = digest.digest()
+    with _MEMO_LOCK:
+        _KEYS[coef] = key
+    return key
