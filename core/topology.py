@@ -121,8 +121,9 @@ def acker_component(scenario: Scenario) -> Component:
         cpu_us=topo.acker_cpu_us,
         selectivity=0.0,
         tuple_bytes=ACK_TUPLE_BYTES,
-        cpu_pct=10.0,
-        memory_mb=128.0,
+        cpu_pct=topo.acker_cpu_pct,
+        memory_mb=topo.acker_memory_mb,
+        offheap_mb=topo.acker_offheap_mb,
     )
 
 

@@ -3,9 +3,11 @@
 Each runs the port in :mod:`core.ras` on the scenario's one topology: the nodes
 become supervisors (CPU = cores x 100 %, memory = RAM, one host per node, the
 node's rack), the components keep their R-Storm declarations (``cpu_pct`` as
-``topology.component.cpu.pcore.percent``, ``memory_mb`` as on-heap MB), ackers
-get Storm's default request, and the worker heap limit is Storm's default
-``topology.worker.max.heap.size.mb`` (:mod:`core.ras.scenario`). As in Storm 2,
+``topology.component.cpu.pcore.percent``, ``memory_mb`` and ``offheap_mb`` as
+on-heap and off-heap MB), ackers their own request (``acker_cpu_pct``,
+``acker_memory_mb``, ``acker_offheap_mb``: Storm's defaults unless the conf set
+them), and the worker heap limit is the topology's ``worker_max_heap_mb``, else
+Storm's default ``topology.worker.max.heap.size.mb`` (:mod:`core.ras.scenario`). As in Storm 2,
 the strategies ignore ``workers``: a worker takes executors until its heap is
 full. A topology Storm could not schedule is placed nowhere (Storm's RAS never
 schedules part of one) and the message says, node by node, what it needed and

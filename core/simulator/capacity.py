@@ -48,7 +48,7 @@ from threading import Lock
 import numpy as np
 
 from core.hardware import NodeArrays
-from core.model import Network, Scenario
+from core.model import Component, Network, Scenario
 from core.problem import DEFAULT_COSTS, Problem, StormCosts, problem_of
 from core.simulator.acking import ack_hop, ack_return_s
 from core.simulator.batch import PathModel, score_many
@@ -76,6 +76,11 @@ from core.simulator.polling import mean_transfer_wait_s, spout_sleep_s
 from core.simulator.rates import visit_ratios
 from core.simulator.results import RHO_CAP, Analysis, Loads, Score
 from core.simulator.spill import placed, spill_keep, spill_max_rate
+
+
+def _total_mb(component: Component) -> float:
+    """Declared memory of one executor, MB: on-heap + off-heap (Storm's getTotalMemoryMb)."""
+    return component.memory_mb + component.offheap_mb
 
 
 def hop_delays(net: Network, nodes: NodeArrays) -> HopDelays:
@@ -162,8 +167,8 @@ class Evaluator:
         )
         self._sink_total = sum(self.visits[c] for c in graph.sinks)
         self._count_bytes = np.stack([np.ones(len(t.streams)), t.tuple_bytes], axis=1)
-        self._mem = np.array(
-            [graph.components[graph.order[c]].memory_mb for c in t.exec_comp], dtype=float
+        self._mem = np.array(  # on-heap + off-heap: what a node's RAM holds (Cluster.wouldFit)
+            [_total_mb(graph.components[graph.order[c]]) for c in t.exec_comp], dtype=float
         )
         self._used_heap = scenario.topology.worker_used_heap_mb
         self._spill_cache: OrderedDict[bytes, tuple[float, np.ndarray]] = OrderedDict()

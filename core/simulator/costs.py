@@ -175,9 +175,10 @@ def heap_used_by_node(
 
     Per worker in use: the used heap a paper measured per worker when the
     scenario gives it (``topology.worker_used_heap_mb``), else its executors'
-    declared on-heap memory (``memory_mb``: Storm's
-    ``topology.component.resources.onheap.memory.mb``, 128 MB by default, what
-    Storm 2.0.0's resource-aware scheduler charges a node for each executor).
+    declared memory (``memory_mb`` + ``offheap_mb``: Storm's
+    ``topology.component.resources.onheap.memory.mb``, 128 MB by default, and
+    ``...offheap.memory.mb``, 0 by default; what Storm 2.0.0's resource-aware
+    scheduler charges a node for each executor, ``Cluster.wouldFit``).
     A worker's -Xmx (``network.worker_heap_mb``) is a ceiling, not a use, so it
     does not enter.
     """

@@ -135,3 +135,19 @@ def test_a_measured_worker_heap_makes_a_placement_not_runnable():
         "node a needs 1.2 GB for 2 executors but has 1.0 GB",
     )
     assert analyze(sc, one_worker).violations == ()
+
+
+def test_off_heap_memory_counts_towards_the_nodes_ram():
+    # 11 executors of 64 MB on-heap + 64 MB off-heap on node a (1.25 GB): 11 x 128 MB =
+    # 1408 MB of RAM (Storm 2's Cluster.wouldFit charges on-heap + off-heap), as 128 MB
+    # on-heap alone would be
+    comps = [
+        {"id": "s", "parallelism": 1, "cpu_us": 1.0, "memory_mb": 64.0, "offheap_mb": 64.0},
+        {"id": "b", "parallelism": 10, "cpu_us": 1.0, "memory_mb": 64.0, "offheap_mb": 64.0},
+    ]
+    nodes = [{"id": "a", "ram_gb": 1.25, "slots": 2}, {"id": "b", "ram_gb": 2.0, "slots": 1}]
+    sc = make(comps, [("s", "b")], nodes, rate=10.0)
+    crowded = manual(sc, {"s#0": ("a", 0), **{f"b#{i}": ("a", 1) for i in range(10)}})
+    assert list(analyze(sc, crowded).violations) == [
+        "node a needs 1.4 GB for 11 executors but has 1.2 GB"
+    ]
