@@ -9,6 +9,10 @@ Chromium, ``RUNS`` times each, p50 and p95 of a preset switch, an edit to refres
 placements and a what-if under 1 s, the first page (warm) under 2 s, Simulate on
 WordCount under 10 s. The server is the app on werkzeug's threaded server, with
 ``SLOTSCOPE_PLACEMENT_PROCESSES`` evaluation processes (none unless set, as the Procfile).
+Each interaction also prints its breakdown: callbacks answered, the seconds the server
+was answering one, and the rest (the browser's own work: dash-renderer passes over every
+component of the page once per callback answered and per component it renders anew, see
+:mod:`dashboard.static_html`). ``SLOTSCOPE_BENCH_PARTS=interactions`` runs only those.
 """
 
 from __future__ import annotations
@@ -79,6 +83,43 @@ def refresh_times() -> None:
         )
 
 
+class CallbackLog:
+    """The page's callback requests answered by the bench's server (start and end, s): the
+    breakdown of an interaction into server time and the browser's own (the rest)."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[float, float]] = []
+        self._lock = threading.Lock()
+
+    def install(self, server) -> None:
+        from flask import g, request
+
+        @server.before_request
+        def _started() -> None:
+            g.slotscope_bench_start = time.perf_counter()
+
+        @server.after_request
+        def _answered(response):
+            if request.path.endswith("_dash-update-component"):
+                with self._lock:
+                    self.spans.append((g.slotscope_bench_start, time.perf_counter()))
+            return response
+
+    def take(self) -> tuple[int, float]:
+        """Callbacks answered since the last call, and the seconds at least one was being
+        answered (the union of their spans); the log starts again."""
+        with self._lock:
+            spans, self.spans = sorted(self.spans), []
+        busy, end = 0.0, float("-inf")
+        for a, b in spans:
+            busy += max(0.0, b - max(a, end))
+            end = max(end, b)
+        return len(spans), busy
+
+
+LOG = CallbackLog()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -134,7 +175,7 @@ TRACES_JS = CHART_JS + (
 )
 
 
-def browser_times() -> None:
+def browser_times(only_interactions: bool = False) -> None:
     from core import spark
     from dashboard import compute
     from dashboard.app import server
@@ -146,12 +187,16 @@ def browser_times() -> None:
     server.config[MASTER_CONFIG] = SPARK_MASTER
     server.config[WARM_ON_VISIT_CONFIG] = False
     job_pool(server).prestart()
+    LOG.install(server)
     port = _free_port()
     httpd = make_server("127.0.0.1", port, server, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     driver = _browser()
     try:
+        if only_interactions:
+            interaction_times(driver, f"http://127.0.0.1:{port}")
+            return
         for name, label in (
             (PAINT_PRESET, "cold server caches"),
             (PAINT_PRESET, "warm server caches"),
@@ -191,8 +236,21 @@ _CALLBACKS_JS = (  # callbacks the dash renderer still waits for, as n
     "var c = Object.assign({}, s.callbacks); delete c.stored; delete c.completed;"
     "var n = [].concat.apply([], Object.values(c)).length;"
 )
-SETTLED_JS = _CALLBACKS_JS + "return n === 0 && !document.querySelector('.alert.pending');"
+SETTLED_JS = _CALLBACKS_JS + (  # a search still running in the background shows its progress
+    "return n === 0 && !document.querySelector('.alert.pending, td.pending');"
+)
 BUSY_JS = _CALLBACKS_JS + "return n > 0;"
+# Drawn: no callback pending but the polls of background searches (a panel or a what-if row
+# showing its progress): what every scheduler placed in the request shows at once.
+DRAWN_JS = (
+    "var s = window.store && window.store.getState(); if (!s) return false;"
+    "var c = Object.assign({}, s.callbacks); delete c.stored; delete c.completed;"
+    "var polls = function (cb) { var ids = Object.keys(cb.changedPropIds || {});"
+    "  return ids.length > 0 && ids.every(function (p) {"
+    "    return p.indexOf('poll') >= 0 && p.slice(-12) === '.n_intervals'; }); };"
+    "return [].concat.apply([], Object.values(c)).filter(function (cb) {"
+    "  return !polls(cb); }).length === 0;"
+)
 MARK_CHARTS_JS = CHART_JS + (
     "var g = document.querySelector(CHARTS); window.__slotscopeOld = g && g.data;"
 )
@@ -211,19 +269,52 @@ def _settled(driver, timeout: float = 60.0) -> float:
     return time.perf_counter() - start
 
 
-def _percentiles(label: str, seconds: list[float], target: float) -> None:
+def _percentiles(
+    label: str,
+    seconds: list[float],
+    target: float,
+    answered: list[tuple[int, float]] | None = None,
+) -> None:
+    """One interaction's p50/p95 and its runs, the load, and (``answered``: per run, the
+    callbacks answered and the seconds the server was answering one) the breakdown."""
     p50, p95 = np.percentile(np.asarray(seconds), [50, 95])
     flag = "" if p95 < target else f"  (p95 over {target:g} s)"
     runs = ", ".join(f"{s:.2f}" for s in seconds)
     load = os.getloadavg()[0]  # the machine is shared: the figures mean little without it
     print(f"  {label:<44} p50 {p50:5.2f} s  p95 {p95:5.2f} s  ({runs}){flag}  load {load:.1f}")
+    if answered:
+        counts = np.asarray([n for n, _ in answered])
+        busy = np.asarray([b for _, b in answered])
+        browser = np.asarray(seconds) - busy
+        print(
+            f"  {'':<44} callbacks answered p50 {np.median(counts):.0f}, server busy p50"
+            f" {np.median(busy):.2f} s, the rest (browser, network) p50 {np.median(browser):.2f} s"
+        )
 
 
-def _set(driver, component: str, props: dict) -> float:
+def _set(
+    driver,
+    component: str,
+    props: dict,
+    answered: list | None = None,
+    drawn: list | None = None,
+) -> float:
     """Set a component's properties as its user would (Dash's set_props: its callbacks
-    run), and answer the seconds until the page has settled."""
+    run), and answer the seconds until the page has settled (background searches done);
+    ``answered`` gets the run's callbacks answered and server seconds (:class:`CallbackLog`),
+    ``drawn`` the seconds until only the polls of background searches were pending."""
+    LOG.take()
+    start = time.perf_counter()
     driver.execute_script(SET_PROPS_JS, component, props)
-    return _settled(driver)
+    _wait(lambda: driver.execute_script(BUSY_JS), 1.0)
+    _wait(lambda: driver.execute_script(DRAWN_JS), 60.0)
+    if drawn is not None:
+        drawn.append(time.perf_counter() - start)
+    _wait(lambda: driver.execute_script(SETTLED_JS), 60.0)
+    seconds = time.perf_counter() - start
+    if answered is not None:
+        answered.append(LOG.take())
+    return seconds
 
 
 def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
@@ -248,23 +339,36 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
         pages.append(time.perf_counter() - start)
     _percentiles("first page, warm (every panel drawn)", pages, FIRST_PAGE_TARGET_S)
 
-    switches = [_set(driver, ids.PRESET, {"value": SWITCH_PRESETS[i % len(SWITCH_PRESETS)]})
-                for i in range(runs)]  # fmt: skip
-    _percentiles("preset switch (placements drawn)", switches, INTERACTION_TARGET_S)
+    answered: list[tuple[int, float]] = []
+    drawn: list[float] = []
+    switches = [
+        _set(
+            driver, ids.PRESET, {"value": SWITCH_PRESETS[i % len(SWITCH_PRESETS)]}, answered, drawn
+        )
+        for i in range(runs)
+    ]
+    _percentiles("preset switch, drawn (searches may run)", drawn, INTERACTION_TARGET_S)
+    _percentiles("preset switch (placements drawn)", switches, INTERACTION_TARGET_S, answered)
 
     _set(driver, ids.PRESET, {"value": "wordcount"})
     rows = preset_json("wordcount")["topology"]["components"]
-    edits = []
+    edits, answered, drawn = [], [], []
     for i in range(runs):  # a new parallelism each run: nothing cached
         row = i % len(rows)
         rows = [dict(r) for r in rows]
         rows[row]["parallelism"] = rows[row]["parallelism"] + 1
-        edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}))
-    _percentiles("edit to refreshed placements", edits, INTERACTION_TARGET_S)
+        edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}, answered, drawn))
+    _percentiles("edit, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
+    _percentiles("edit to refreshed placements", edits, INTERACTION_TARGET_S, answered)
 
     nodes = [n["id"] for n in preset_json("wordcount")["cluster"]["nodes"]]
-    whatifs = [_set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}) for i in range(runs)]
-    _percentiles("what-if (a node failed, table filled)", whatifs, INTERACTION_TARGET_S)
+    answered, drawn = [], []
+    whatifs = [
+        _set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}, answered, drawn)
+        for i in range(runs)
+    ]
+    _percentiles("what-if, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
+    _percentiles("what-if (a node failed, table filled)", whatifs, INTERACTION_TARGET_S, answered)
 
     driver.get(url)
     _wait(lambda: driver.execute_script(DOTS_JS), 60)
@@ -283,10 +387,14 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
 
 
 def main() -> None:
+    """Every part; ``SLOTSCOPE_BENCH_PARTS=interactions`` runs only the browser's
+    interactions (no server refresh table, page loads or first Simulate)."""
     os.environ.setdefault("SLOTSCOPE_CACHE_DIR", tempfile.mkdtemp(prefix="slotscope-bench-"))
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    refresh_times()
-    browser_times()
+    only_interactions = os.environ.get("SLOTSCOPE_BENCH_PARTS", "") == "interactions"
+    if not only_interactions:
+        refresh_times()
+    browser_times(only_interactions)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """One panel per selected scheduler: topology DAG, placement map, headline figures.
 
 Panels are drawn, filled, with the page and when the selection changes;
-after that each panel refreshes in a callback of its own whenever the
-scenario in force, the parameters or the offered rate change, so a slow
-scheduler never holds the others back. Content comes from the memoised
+after that one callback (:func:`fill_panels`) refreshes every panel and the
+ranking strip whenever the scenario in force, the parameters or the offered
+rate change: one answer, so the browser redraws the page once per edit (each
+callback answered costs it a pass over every component of the page). A slow
+scheduler never holds the others back: its panel shows its progress and polls
+for it on its own (:func:`poll_panel`). Content comes from the memoised
 :func:`dashboard.compute.evaluate` (in process, no Spark). All panels share
 one geometry and one colour scheme.
 
@@ -22,11 +25,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_cytoscape as cyto
-from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.registry import SCHEDULERS
-from dashboard import compare, ids, registry, whatif
+from dashboard import compare, ids, ranking, registry, whatif
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_MIN_ZOOM, DAG_STYLESHEET, MAP_MIN_ZOOM, map_stylesheet
@@ -42,9 +45,10 @@ from dashboard.jobs import (
 )
 from dashboard.map_styles import first_pair, panel_stylesheet
 from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
+from dashboard.static_html import static
 
 SERVE_WAIT_S = 4.0  # a page load waits this long in all for its background placements
-EDIT_WAIT_S = 2.0  # an edit's panel refresh waits this long before showing progress
+EDIT_WAIT_S = 2.0  # panels drawn anew (a new selection) wait this long before showing progress
 PANEL_POLL_MS = 1000  # a pending panel asks for its placement this often
 PANEL_POLL_TYPE = "panel-poll"  # the dcc.Interval of a pending panel
 # The graphs' layouts carry a digest of their elements (``PanelContent.layouts``), so new
@@ -151,7 +155,7 @@ def frame(
                     export,
                 ],
             ),
-            html.Div(content.stats, id=ids.stats_id(scheduler), className="panel-stats"),
+            html.Div(static(content.stats), id=ids.stats_id(scheduler), className="panel-stats"),
         ],
     )
     body = html.Div(
@@ -335,62 +339,65 @@ def show_panels(selected, scenario_data, params, rate, all_edges, compared):
     return frames(scenario_data, selected or [], params, rate, bool(all_edges), compared)
 
 
-@callback(
-    Output({"type": ids.STATS_TYPE, "sched": MATCH}, "children"),
-    Output({"type": ids.NOTE_TYPE, "sched": MATCH}, "children"),
-    Output({"type": ids.DAG_TYPE, "sched": MATCH}, "elements"),
-    Output({"type": ids.MAP_TYPE, "sched": MATCH}, "elements"),
-    Output({"type": ids.DECISIONS_TYPE, "sched": MATCH}, "children"),
-    Output({"type": ids.DAG_TYPE, "sched": MATCH}, "layout"),
-    Output({"type": ids.MAP_TYPE, "sched": MATCH}, "layout"),
-    Output({"type": PANEL_POLL_TYPE, "sched": MATCH}, "disabled"),
-    Input(ids.SCENARIO_STORE, "data"),
-    Input(ids.PARAMS_STORE, "data"),
-    Input(ids.RATE, "value"),
-    Input(ids.RESULTS_STORE, "data"),
-    Input({"type": PANEL_POLL_TYPE, "sched": MATCH}, "n_intervals"),
-    State({"type": ids.STATS_TYPE, "sched": MATCH}, "id"),
-    prevent_initial_call=True,
+# What a panel's refresh sets, in this order (:func:`panel_update`).
+PANEL_PROPS = (
+    (ids.STATS_TYPE, "children"),
+    (ids.NOTE_TYPE, "children"),
+    (ids.DAG_TYPE, "elements"),
+    (ids.MAP_TYPE, "elements"),
+    (ids.DECISIONS_TYPE, "children"),
+    (ids.DAG_TYPE, "layout"),
+    (ids.MAP_TYPE, "layout"),
+    (PANEL_POLL_TYPE, "disabled"),
 )
-def fill_panel(scenario_data, params, rate, results, _ticks, panel):
-    """One scheduler's placement of the scenario in force; new simulation results
-    only refresh the header (its p99); a background placement shows its progress
-    (its poll) until it is done."""
-    if not scenario_data or not rate or rate <= 0:
-        raise PreventUpdate
-    scheduler = panel["sched"]
-    text = canonical(scenario_data)
+UNCHANGED = (no_update,) * len(PANEL_PROPS)
+EDIT, RESULTS, POLL = "edit", "results", "poll"  # what a panel's refresh answers
+
+
+def panel_update(
+    text: str,
+    scheduler: str,
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+    results: Any,
+    trigger: str,
+    wait_s: float = 0.0,
+) -> tuple[Any, ...]:
+    """One panel's new values (:data:`PANEL_PROPS`) for the scenario ``text`` at ``rate``:
+    its placement (``trigger`` EDIT), only its header (RESULTS: new simulation results, its
+    p99), or a background placement's progress (POLL). A background placement is waited
+    for ``wait_s`` seconds, then shown pending: an empty header (``[]``), its progress, and
+    its poll on. ``no_update`` where nothing changes."""
     refusal = page_refusal(text)
     if refusal:  # a store sent by hand: the editors refuse such a scenario
         note = [html.Div(refusal, className="alert alert-error")]
         return ([], note, [], [], [], no_update, no_update, True)
-    key = panel_key(text, scheduler, params, float(rate))
-    polled = isinstance(ctx.triggered_id, Mapping) and ctx.triggered_id.get("type") == (
-        PANEL_POLL_TYPE
-    )
+    key = panel_key(text, scheduler, params, rate)
     if in_background(scheduler, text):
-        if ctx.triggered_id == ids.RESULTS_STORE and not placements.is_ready(key):
-            raise PreventUpdate
-        status = placements.wait(key, 0.0 if polled else EDIT_WAIT_S)
+        if trigger == RESULTS and not placements.is_ready(key):
+            return UNCHANGED
+        status = placements.wait(key, wait_s)
         if not status.ready:
             note = progress_note(scheduler, status)
-            if polled:
+            if trigger == POLL:
                 return (no_update, note, *[no_update] * 5, False)
             pending = pending_content(scheduler, status)
             return ([], note, [], [], [], *pending.layouts(), False)
-    elif polled:
+    elif trigger == POLL:
         return (*[no_update] * 7, True)
     params_text = key[2]
-    content = panel_content(text, scheduler, params_text, float(rate))
     scenario = scenario_of(text)
-    header = stats(
-        evaluate(text, scheduler, params_text, float(rate)),  # memoised: no second run
-        len(scenario.cluster.nodes),
-        p99_ms=simulated_p99(results, text, scheduler, float(rate)),
-        asked={c.id: c.parallelism for c in scenario.topology.components},  # its badge
+    header = static(  # one component for the header's elements (dashboard.static_html)
+        stats(
+            evaluate(text, scheduler, params_text, rate),  # memoised: no second run
+            len(scenario.cluster.nodes),
+            p99_ms=simulated_p99(results, text, scheduler, rate),
+            asked={c.id: c.parallelism for c in scenario.topology.components},  # its badge
+        )
     )
-    if ctx.triggered_id == ids.RESULTS_STORE:
+    if trigger == RESULTS:
         return (header, *[no_update] * 7)
+    content = panel_content(text, scheduler, params_text, rate)
     return (
         header,
         content.note,
@@ -400,6 +407,88 @@ def fill_panel(scenario_data, params, rate, results, _ticks, panel):
         *content.layouts(),
         True,
     )
+
+
+FILL_WAIT_S = 0.25  # an edit waits this long in all for background placements, then polls
+# A poll waits this long for its placement (under the poll's interval, so ticks never
+# overlap): the panel shows the result as soon as it is done, not at the next tick.
+POLL_WAIT_S = 0.8
+
+
+@callback(
+    output={
+        "panels": [
+            Output({"type": kind, "sched": ALL}, prop, allow_duplicate=True)
+            for kind, prop in PANEL_PROPS
+        ],
+        "ranking": Output(ids.RANKING, "children", allow_duplicate=True),
+        "waiting": Output(ranking.WAITING_STORE, "data", allow_duplicate=True),
+    },
+    inputs={
+        "scenario_data": Input(ids.SCENARIO_STORE, "data"),
+        "params": Input(ids.PARAMS_STORE, "data"),
+        "rate": Input(ids.RATE, "value"),
+        "results": Input(ids.RESULTS_STORE, "data"),
+        "selected": State(ids.SCHEDULERS, "value"),
+    },
+    prevent_initial_call=True,
+)
+def fill_panels(scenario_data, params, rate, results, selected):
+    """Every panel's placement of the scenario in force, and the ranking strip, in one
+    answer: one round trip and one redraw of the page per edit or preset switch (each
+    callback answered costs the browser a pass over every component of the page; nine
+    panels answered apart made a switch several times slower). New simulation results
+    only refresh the headers (their p99). A background placement not done within
+    ``FILL_WAIT_S`` shows its progress, and its panel polls for it (:func:`poll_panel`),
+    so a slow search never holds the other panels back."""
+    if not scenario_data or not rate or rate <= 0:
+        raise PreventUpdate
+    text = canonical(scenario_data)
+    trigger = RESULTS if ctx.triggered_id == ids.RESULTS_STORE else EDIT
+    shown = [o["id"]["sched"] for o in ctx.outputs_grouping["panels"][0]]
+    deadline = time.monotonic() + FILL_WAIT_S
+    updates = {}
+    for s in shown:
+        left = max(0.0, deadline - time.monotonic())
+        updates[s] = panel_update(text, s, params, float(rate), results, trigger, left)
+    per_prop = [
+        [updates[o["id"]["sched"]][i] for o in outputs]
+        for i, outputs in enumerate(ctx.outputs_grouping["panels"])
+    ]
+    try:
+        strip, waiting = ranking.ranking_outputs(scenario_data, params, rate, selected, results)
+    except PreventUpdate:
+        strip, waiting = no_update, no_update
+    return {"panels": per_prop, "ranking": strip, "waiting": waiting}
+
+
+@callback(
+    [
+        Output({"type": kind, "sched": MATCH}, prop, allow_duplicate=True)
+        for kind, prop in PANEL_PROPS
+    ],
+    Input({"type": PANEL_POLL_TYPE, "sched": MATCH}, "n_intervals"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
+    State(ids.RATE, "value"),
+    State(ids.RESULTS_STORE, "data"),
+    State({"type": ids.MAP_TYPE, "sched": MATCH}, "layout"),
+    prevent_initial_call=True,
+)
+def poll_panel(_ticks, scenario_data, params, rate, results, shown_layout):
+    """A pending panel asks for its background placement, waiting up to ``POLL_WAIT_S``
+    for it: its progress until done, then its content (and the ranking strip follows, see
+    :data:`dashboard.ranking.REFRESH_STORE`); a tick sent before the poll stopped, once the
+    content is shown (its map's layout names its elements), only stops the poll."""
+    if not scenario_data or not rate or rate <= 0:
+        raise PreventUpdate
+    scheduler = ctx.triggered_id["sched"]
+    update = panel_update(
+        canonical(scenario_data), scheduler, params, float(rate), results, POLL, POLL_WAIT_S
+    )
+    if update[PANEL_PROPS.index((ids.MAP_TYPE, "layout"))] == shown_layout:
+        return [*[no_update] * 7, True]
+    return list(update)
 
 
 @callback(

@@ -32,6 +32,7 @@ from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate, scenario_of
 from dashboard.jobs import panel_ready
+from dashboard.static_html import static
 
 BASELINE = "even"  # Storm's default: what the narrative compares against
 # The strip leaves out a scheduler whose placement still runs in the background
@@ -370,21 +371,32 @@ def stores() -> html.Div:
     )
 
 
-@callback(
-    Output(ids.RANKING, "children"),
-    Output(WAITING_STORE, "data"),
-    Input(ids.SCENARIO_STORE, "data"),
-    Input(ids.PARAMS_STORE, "data"),
-    Input(ids.RATE, "value"),
-    Input(ids.SCHEDULERS, "value"),
-    Input(ids.RESULTS_STORE, "data"),
-    Input(REFRESH_STORE, "data"),
-)
-def show_ranking(scenario_data, params, rate, selected, results, _refresh):
+def ranking_outputs(
+    scenario_data: Mapping[str, Any] | None,
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: Any,
+    selected: Sequence[str] | None,
+    results: Any,
+) -> tuple[Any, list[str]]:
+    """:func:`ranking_strip` as the page draws it: the strip as one component
+    (:mod:`dashboard.static_html`), and the schedulers it waits for. Drawn with the panels
+    (:func:`dashboard.panels.fill_panels`, one round trip for both) and again when the
+    selection changes or a waited-for panel gets its result (:data:`REFRESH_STORE`)."""
+    children, waiting = ranking_strip(scenario_data, params, rate, selected, results)
+    return static(children), waiting
+
+
+def ranking_strip(
+    scenario_data: Mapping[str, Any] | None,
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: Any,
+    selected: Sequence[str] | None,
+    results: Any,
+) -> tuple[list[Any], list[str]]:
     """The strip for the scenario in force (evaluations shared with the panels), with the
-    simulated p99 of each scheduler once a simulation of it has run; a scheduler still
-    placed in the background is named as waiting, and the strip is drawn again when its
-    panel gets the result (:data:`REFRESH_STORE`)."""
+    simulated p99 of each scheduler once a simulation of it has run, and the schedulers
+    still placed in the background (named as waiting); PreventUpdate without a scenario,
+    a valid rate or a selection."""
     if not scenario_data or not rate or rate <= 0 or not selected:
         raise PreventUpdate
     text = canonical(scenario_data)
@@ -404,8 +416,26 @@ def show_ranking(scenario_data, params, rate, selected, results, _refresh):
     return strip(standings, nodes_total, float(rate), waiting), waiting
 
 
-# A panel got content (its header changed) while the strip waits for its scheduler:
-# draw the strip again. In the browser, so panels the strip does not wait for cost nothing.
+@callback(
+    Output(ids.RANKING, "children"),
+    Output(WAITING_STORE, "data"),
+    Input(ids.SCHEDULERS, "value"),
+    Input(REFRESH_STORE, "data"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
+    State(ids.RATE, "value"),
+    State(ids.RESULTS_STORE, "data"),
+)
+def show_ranking(selected, _refresh, scenario_data, params, rate, results):
+    """The strip on the first paint, when the selection changes, and when a panel the
+    strip waited for gets its result; an edit, a new rate or new simulation results
+    redraw it with the panels (:func:`dashboard.panels.fill_panels`)."""
+    return ranking_outputs(scenario_data, params, rate, selected, results)
+
+
+# A panel got content (its header changed, and is not the empty header of a pending panel)
+# while the strip waits for its scheduler: draw the strip again. In the browser, so panels
+# the strip does not wait for cost nothing.
 clientside_callback(
     """
     function (_stats, waiting) {
@@ -417,7 +447,9 @@ clientside_callback(
             const cut = prop.lastIndexOf(".");
             if (cut <= 0 || prop[0] !== "{") { continue; }
             const id = JSON.parse(prop.slice(0, cut));
-            if (waiting.includes(id.sched)) { return Date.now(); }
+            // a pending panel's header is empty ([]): it has no result yet
+            const pending = Array.isArray(t.value) && t.value.length === 0;
+            if (waiting.includes(id.sched) && !pending) { return Date.now(); }
         }
         return nothing;
     }

@@ -126,10 +126,17 @@ def bar_row() -> html.Div:
     Output(SET_PICKER, "value"),
     Input(ids.SCENARIO_STORE, "data"),
     State(ids.COMPONENTS_GRID, "rowData"),
+    State(SET_ROW, "hidden"),
+    State(SET_WORDS, "children"),
+    State(SET_PICKER, "options"),
+    State(SET_PICKER, "value"),
 )
-def show_set(data, component_rows):
-    """The bar's line and picker follow the scenario in force."""
-    return picker_state(data, component_rows)
+def show_set(data, component_rows, *shown_now):
+    """The bar's line and picker follow the scenario in force (only what changed is
+    sent: every edit and preset switch runs this, and each prop sent costs the page a
+    render)."""
+    wanted = picker_state(data, component_rows)
+    return tuple(no_update if w == s else w for w, s in zip(wanted, shown_now, strict=True))
 
 
 @callback(

@@ -27,8 +27,15 @@ from dashboard import ids
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.elements import slot_element_id
 from dashboard.jobs import in_background, page_refusal, panel_key, placements
+from dashboard.static_html import static
 
-EDIT_WAIT_S = 2.0  # a what-if row placed in the background is waited for this long
+# A what-if row placed in the background is waited for this long, then shown pending and
+# filled in by the table's poll (WHATIF_POLL, every POLL_MS, each waiting up to POLL_WAIT_S):
+# the other rows never wait for a search (2 s before, and the row said to pick again).
+EDIT_WAIT_S = 0.3
+WHATIF_POLL = "whatif-poll"
+POLL_MS = 1000
+POLL_WAIT_S = 0.8
 RISE = 0.01  # an R* that grows by more than this fraction after a failure is explained
 # how a scheduler re-places, where that explains a rise better than the general sentence
 # (docs/schedulers.md, its section)
@@ -53,6 +60,7 @@ def controls() -> html.Div:
             html.Span("fails?", className="muted"),
             html.Button("Undo", id=ids.FAIL_UNDO, className="btn"),
             html.Div(id=ids.WHATIF_RESULT, className="compare-result"),
+            dcc.Interval(id=WHATIF_POLL, interval=POLL_MS, disabled=True),
         ],
     )
 
@@ -212,7 +220,9 @@ def table(rows: Sequence[dict], failure: Failure) -> list:
     body = []
     for r in rows:
         if "moved" not in r:
-            body.append(html.Tr([html.Td(r["scheduler"]), html.Td(r["error"], colSpan=5)]))
+            pending = "pending muted" if r.get("pending") else None
+            cells = [html.Td(r["scheduler"]), html.Td(r["error"], colSpan=5, className=pending)]
+            body.append(html.Tr(cells))
             continue
         body.append(
             html.Tr(
@@ -262,26 +272,39 @@ def pick_node(taps, _undo):
 
 @callback(
     Output(ids.WHATIF_RESULT, "children"),
+    Output(WHATIF_POLL, "disabled"),
     Input(ids.FAIL_NODE, "value"),
     Input(ids.SCENARIO_STORE, "data"),
     Input(ids.PARAMS_STORE, "data"),
     Input(ids.RATE, "value"),
     Input(ids.SCHEDULERS, "value"),
+    Input(WHATIF_POLL, "n_intervals"),
 )
-def show_whatif(node, scenario_data, params, rate, selected):
+def show_whatif(node, scenario_data, params, rate, selected, _ticks):
+    """The what-if table (one component: :mod:`dashboard.static_html`); a row placed in
+    the background and not done yet says so, and the table's poll fills it in."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     choices = {o["value"] for o in failure_options(scenario_data["cluster"]["nodes"])}
     if not node or node not in choices:
-        return html.Span("Healthy cluster.", className="muted")
+        return html.Span("Healthy cluster.", className="muted"), True
     text = canonical(scenario_data)
-    rows = [row_of(text, node, s, params, float(rate)) for s in selected or [] if s in SCHEDULERS]
-    return table(rows, failure_of_value(node))
+    polled = ctx.triggered_id == WHATIF_POLL
+    wait_s = POLL_WAIT_S if polled else EDIT_WAIT_S
+    chosen = [s for s in selected or [] if s in SCHEDULERS]
+    rows = [row_of(text, node, s, params, float(rate), wait_s) for s in chosen]
+    pending = any(r.get("pending") for r in rows)
+    if polled and pending:
+        return no_update, False
+    return static(table(rows, failure_of_value(node))), not pending
 
 
-def row_of(text: str, node: str, scheduler: str, params, rate: float) -> dict:
+def row_of(
+    text: str, node: str, scheduler: str, params, rate: float, wait_s: float = EDIT_WAIT_S
+) -> dict:
     """:func:`whatif_row`, run in the background pool when the scheduler's placements are
-    (``dashboard.jobs.in_background``): waited for a moment, else the row says so."""
+    (``dashboard.jobs.in_background``): waited for ``wait_s`` seconds, else the row says
+    so (``pending``: the table's poll asks again)."""
     refusal = page_refusal(text)
     if refusal:
         return {"scheduler": scheduler, "error": refusal}
@@ -290,9 +313,11 @@ def row_of(text: str, node: str, scheduler: str, params, rate: float) -> dict:
         return whatif_row(text, node, scheduler, params_text, rate)
     key = ("whatif", text, node, scheduler, params_text, rate)
     status = placements.wait(
-        key, EDIT_WAIT_S, lambda: whatif_row(text, node, scheduler, params_text, rate)
+        key, wait_s, lambda: whatif_row(text, node, scheduler, params_text, rate)
     )
     if status.ready:
         return whatif_row(text, node, scheduler, params_text, rate)
-    why = status.message or "still being placed in the background; pick the node again soon"
-    return {"scheduler": scheduler, "error": why}
+    if status.message:  # refused: asking again would not help
+        return {"scheduler": scheduler, "error": status.message}
+    why = f"being placed in the background ({status.elapsed_s:.0f} s); shown here when done"
+    return {"scheduler": scheduler, "error": why, "pending": True}

@@ -134,7 +134,7 @@ def test_a_scheduler_placed_in_the_background_is_named_as_waiting(monkeypatch):
     data = preset_json("lf-linear")
     ready = {"even"}  # lf's placement still runs in the background
     monkeypatch.setattr(ranking, "panel_ready", lambda text, s, params, rate: s in ready)
-    children, waiting = ranking.show_ranking(data, {}, 500.0, ["even", "lf"], None, 0)
+    children, waiting = ranking.ranking_strip(data, {}, 500.0, ["even", "lf"], None)
     assert waiting == ["lf"]
     table = children[-2]
     assert [r.children[0].children for r in table.children[1].children] == ["even"]
@@ -143,7 +143,7 @@ def test_a_scheduler_placed_in_the_background_is_named_as_waiting(monkeypatch):
     )
     # its placement done (the page bumps the refresh store): ranked, nothing waiting
     ready.add("lf")
-    children, waiting = ranking.show_ranking(data, {}, 500.0, ["even", "lf"], None, 1)
+    children, waiting = ranking.ranking_strip(data, {}, 500.0, ["even", "lf"], None)
     assert waiting == [] and children[-1].className == "ranking-table"
     assert sorted(r.children[0].children for r in children[-1].children[1].children) == [
         "even",

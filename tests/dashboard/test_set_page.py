@@ -86,7 +86,7 @@ def test_an_uploaded_set_fills_the_store_and_the_editors_with_its_first_topology
 
 def test_the_bar_says_what_the_set_is_and_offers_its_topologies(uploaded):
     base, components = uploaded[0], uploaded[2]
-    hidden, words, options, value = set_page.show_set(base, components)
+    hidden, words, options, value = set_page.picker_state(base, components)
     # low: 1 + 1 executors + 1 acker; high: 1 + 3 + 1 acker
     assert not hidden
     assert words == "A set of 2 topologies (8 executors) on 3 nodes."
@@ -98,12 +98,11 @@ def test_the_bar_says_what_the_set_is_and_offers_its_topologies(uploaded):
 
 
 def test_a_single_topology_hides_the_line():
-    assert set_page.show_set({"topology": {}, "cluster": {"nodes": []}}, []) == (
-        True,
-        "",
-        [],
-        None,
-    )
+    single = {"topology": {}, "cluster": {"nodes": []}}
+    assert set_page.picker_state(single, []) == (True, "", [], None)
+    # shown already: nothing is sent again (each prop sent costs the page a render)
+    assert set_page.show_set(single, [], True, "", [], None) == (no_update,) * 4
+    assert set_page.show_set(single, [], False, "A set", [], "x") == (True, "", no_update, None)
 
 
 def test_picking_a_topology_shows_its_rows_and_keeps_earlier_edits(uploaded):
@@ -172,7 +171,7 @@ def test_a_large_set_that_fits_the_page_loads_from_the_preset_box():
     assert out[11] is no_update and out[12] is no_update  # the Cluster view is not opened
     first = base["topologies"][0]["name"]
     assert {r[TOPOLOGY_KEY] for r in components} == {first}
-    assert set_page.show_set(base, components)[1] == (
+    assert set_page.picker_state(base, components)[1] == (
         "A set of 50 topologies (2,174 executors) on 80 nodes."
     )
 
