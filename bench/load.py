@@ -46,7 +46,6 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,6 @@ from core.presets import PRESETS
 USERS = 20
 SECONDS = 120.0
 THINK_S = (0.1, 0.5)  # a user's pause between actions, s (uniform)
-PANEL_FANOUT = 6  # panel requests a browser sends at once (its connections per host)
 SIM_TUPLES = 20_000  # spout tuples per replica of a user's simulation
 SIM_TIMEOUT_S = 60.0  # a simulation still running after this long is cancelled
 START_TIMEOUT_S = 180.0  # the server must answer a page within this
@@ -244,6 +242,8 @@ class Callback:
         match = match or {}
 
         def concrete(cid: Any) -> Any:
+            if isinstance(cid, str) and cid.startswith("{"):
+                cid = json.loads(cid)
             if isinstance(cid, dict):
                 return {k: (match[k] if v == ["MATCH"] else v) for k, v in cid.items()}
             return cid
@@ -321,6 +321,9 @@ class User:
             "load": find(deps, "preset.value", "base-scenario.data"),
             "edit": find(deps, "nodes-grid.rowData", "scenario.data"),
             "panel": find(deps, "scenario.data", '"type":"panel-stats"'),
+            "poll_panel": find(
+                deps, '{"sched":["MATCH"],"type":"panel-poll"}.n_intervals', '"type":"panel-stats"'
+            ),
             "simulate": find(deps, "simulate.n_clicks", "job.data"),
             "poll": find(deps, "poll.n_intervals", "progress-bar.style"),
             "cancel": find(deps, "cancel.n_clicks", "sim-message.children"),
@@ -415,22 +418,94 @@ class User:
             return
         self.scenario = scenario
         start = time.perf_counter()
-        panel_values = {
+        values = {
             "scenario.data": scenario,
             "params-store.data": {},
             "rate.value": self.rate,
             "results.data": None,
+            "schedulers.value": self.schedulers,
         }
+        cb = self.cb["panel"]
+        outputs = []
+        for cid, prop in cb.outputs:
+            if isinstance(cid, dict) and ["ALL"] in cid.values():
+                outputs.append(
+                    [
+                        {
+                            "id": {k: (s if v == ["ALL"] else v) for k, v in cid.items()},
+                            "property": prop,
+                        }
+                        for s in self.schedulers
+                    ]
+                )
+            else:
+                outputs.append({"id": cid, "property": prop})
 
-        def one(sid: str) -> None:
-            values = {**panel_values, PANEL_ID_STATE: {"type": "panel-stats", "sched": sid}}
-            self._callback(
-                "panel refresh (one)", self.cb["panel"], values, "scenario.data", {"sched": sid}
-            )
+        def entry(dep):
+            key = f"{_id_text(dep['id'])}.{dep['property']}"
+            return {"id": dep["id"], "property": dep["property"], "value": values.get(key)}
 
-        with ThreadPoolExecutor(PANEL_FANOUT) as pool:
-            list(pool.map(one, self.schedulers))
+        body = {
+            "output": cb.output,
+            "outputs": outputs,
+            "inputs": [entry(d) for d in cb.inputs],
+            "state": [entry(d) for d in cb.state],
+            "changedPropIds": ["scenario.data"],
+        }
+        r = self._timed("fill_panels", "POST", "/_dash-update-component", json=body)
         self.stats.add(kind, (time.perf_counter() - start) * 1000)
+        if r is None or not r.content:
+            return
+        doc = r.json()
+        pending = [
+            s
+            for s in self.schedulers
+            if doc.get("response", {})
+            .get(_id_text({"sched": s, "type": "panel-poll"}), {})
+            .get("disabled")
+            is False
+        ]
+        if getattr(self, "poll_stop", None) is not None:
+            self.poll_stop.set()  # the browser drops the old panels' polls
+        stop = self.poll_stop = threading.Event()
+
+        def poll_all() -> None:  # as the browser: every second, until done or replaced
+            http = requests.Session()
+            left = list(pending)
+            while left and not stop.wait(1.0):
+                for s in list(left):
+                    pv = {
+                        "scenario.data": scenario,
+                        "params-store.data": {},
+                        "rate.value": self.rate,
+                        "results.data": None,
+                        '{"sched":["MATCH"],"type":"panel-poll"}.n_intervals': 1,
+                        '{"sched":["MATCH"],"type":"placement-map"}.layout': None,
+                    }
+                    pid = _id_text({"sched": s, "type": "panel-poll"})
+                    body = self.cb["poll_panel"].body(pv, pid + ".n_intervals", {"sched": s})
+                    t0 = time.perf_counter()
+                    try:
+                        r = http.post(
+                            self.base + "/_dash-update-component",
+                            json=body,
+                            timeout=REQUEST_TIMEOUT_S,
+                        )
+                    except requests.RequestException as err:
+                        self.stats.fail("panel poll", None, failure_reason(err))
+                        continue
+                    if r.status_code >= 500:
+                        self.stats.fail("panel poll", r.status_code)
+                        continue
+                    self.stats.add("panel poll", (time.perf_counter() - t0) * 1000)
+                    d = r.json() if r.content else {}
+                    if d.get("response", {}).get(pid, {}).get("disabled") is True:
+                        self.stats.add(
+                            "background panel ready", (time.perf_counter() - start) * 1000
+                        )
+                        left.remove(s)
+
+        threading.Thread(target=poll_all, daemon=True).start()
 
     def simulate(self, deadline: float) -> None:
         if self.scenario is None:

@@ -12,8 +12,8 @@ the ranking strip, the compare table and the what-if table:
   (text, rate): a simulation of the placement the observing scheduler assumes
   is running (its ``SchedulerSpec.running_placement``), taken from the memo
   below, so aniello-online reuses the aniello-offline panel's placement;
-- :func:`placed`: one scheduler's schedule, its topology graph and static
-  metrics, once per (text, scheduler, resolved parameters), and per rate only
+- :func:`placed`: one scheduler's schedule and its topology graph (its static
+  metrics when first read), once per (text, scheduler, resolved parameters), and per rate only
   for the schedulers that read observations (the others do not depend on it);
 - :func:`evaluate`: :func:`placed` plus the analytic steady state at the rate.
 
@@ -73,26 +73,48 @@ log = logging.getLogger(__name__)
 SEARCHES = ("optimal", "slotscope")  # schedulers that start from the others' placements
 
 
+class _LazyMetrics:
+    """:attr:`metrics` of a placement: its static metrics (:func:`core.metrics.placement_metrics`)
+    when ``complete`` (every executor placed), else None, computed when first read and kept.
+    The page reads them only where the analysis failed (3-5% of a refresh's CPU otherwise)."""
+
+    schedule: Schedule | None
+    graph: TopologyGraph | None
+    complete: bool | None
+
+    @property
+    def metrics(self) -> PlacementMetrics | None:
+        found = self.__dict__.get("_metrics", self)
+        if found is self:
+            found = None
+            if self.complete and self.graph is not None and self.schedule is not None:
+                found = placement_metrics(self.graph, self.schedule.placement())
+            object.__setattr__(self, "_metrics", found)  # a cache on a frozen dataclass
+        return found
+
+
 @dataclass(frozen=True)
-class Evaluation:
-    """One scheduler's placement of one scenario, with what it costs."""
+class Evaluation(_LazyMetrics):
+    """One scheduler's placement of one scenario, with what it costs; ``complete``: every
+    executor is placed (:attr:`metrics` then has its static metrics)."""
 
     scheduler: str
     schedule: Schedule | None
     graph: TopologyGraph | None
-    metrics: PlacementMetrics | None
+    complete: bool | None
     analysis: Analysis | None = None
     error: str = ""
     server_ms: float = 0.0
 
 
 @dataclass(frozen=True)
-class Placed:
-    """A schedule with its graph and static metrics (metrics None unless fully placed)."""
+class Placed(_LazyMetrics):
+    """A schedule with its graph; ``complete``: every executor is placed (:attr:`metrics`
+    then has its static metrics)."""
 
     schedule: Schedule
     graph: TopologyGraph
-    metrics: PlacementMetrics | None
+    complete: bool
     server_ms: float
 
 
@@ -177,24 +199,25 @@ def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
 
 @lru_cache(maxsize=1024)
 def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Placed:
-    """One scheduler's schedule, graph and static metrics (raises ScenarioError,
+    """One scheduler's schedule and graph (raises ScenarioError,
     SchedulerError). ``params_key`` is :func:`resolved_params`; ``rate`` is
     :func:`observation_rate`."""
     start = time.perf_counter()
-    scenario = scenario_of(text) if rate is None else observed_problem(text, rate, scheduler)
     params = json.loads(params_key)
-    if set_placement.is_set(scenario):  # every scheduler, searches too: core/topology_set.py
+    if set_placement.is_set(scenario_of(text)):  # every scheduler, searches too: a set's
+        # own treatment (core/topology_set.py), which observes each topology's running
+        # placement itself where a scheduler reschedules one (the union's may be partial)
         schedule = set_placement.union_schedule(scenario_of(text), scheduler, params, rate)
-    elif scheduler == "slotscope":  # started from the memo's paper placements
-        spec = replace(SCHEDULERS[scheduler], run=_slotscope_from_page(text))
-        schedule = run_spec(spec, scenario, params)
     else:
-        schedule = run_spec(get_scheduler(scheduler), scenario, params)
+        scenario = scenario_of(text) if rate is None else observed_problem(text, rate, scheduler)
+        if scheduler == "slotscope":  # started from the memo's paper placements
+            spec = replace(SCHEDULERS[scheduler], run=_slotscope_from_page(text))
+            schedule = run_spec(spec, scenario, params)
+        else:
+            schedule = run_spec(get_scheduler(scheduler), scenario, params)
     graph = graph_of(text, tuple(sorted(schedule.parallelism.items())))
-    metrics = (
-        placement_metrics(graph, schedule.placement()) if _fully_placed(graph, schedule) else None
-    )
-    return Placed(schedule, graph, metrics, (time.perf_counter() - start) * 1000.0)
+    complete = _fully_placed(graph, schedule)
+    return Placed(schedule, graph, complete, (time.perf_counter() - start) * 1000.0)
 
 
 def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) -> Evaluation:
@@ -233,13 +256,13 @@ def evaluate_here(scenario_text: str, scheduler: str, params_key: str, rate: flo
         return Evaluation(scheduler, None, None, None, error=f"{type(err).__name__}: {err}")
     start = time.perf_counter()
     analysis = None
-    if p.metrics is not None and p.schedule.ok:
+    if p.complete and p.schedule.ok:
         try:
             analysis = analyze(scenario_of(scenario_text), p.schedule, rate=rate)
         except Exception:
             log.exception("analysis of %s failed", scheduler)
     elapsed = p.server_ms + (time.perf_counter() - start) * 1000.0  # as if computed cold
-    return Evaluation(scheduler, p.schedule, p.graph, p.metrics, analysis, server_ms=elapsed)
+    return Evaluation(scheduler, p.schedule, p.graph, p.complete, analysis, server_ms=elapsed)
 
 
 def starting_placement(text: str, scheduler: str) -> Schedule | None:

@@ -115,47 +115,63 @@ def dag_elements(
     return out
 
 
+def stream_slots(graph: TopologyGraph, placement: Mapping[str, Slot]) -> dict[str, list[Slot]]:
+    """The slot of each executor of every component a stream connects, in executor order:
+    read once per map, for :func:`slot_links` and the pair counts (each
+    ``graph.executors`` call builds its executors' names anew)."""
+    ends = dict.fromkeys(c for s in graph.streams for c in (s.source, s.target))
+    return {c: [placement[e] for e in graph.executors(c)] for c in ends}
+
+
 def slot_links(
-    graph: TopologyGraph, placement: Mapping[str, Slot], by_node: bool = False
+    graph: TopologyGraph,
+    placement: Mapping[str, Slot],
+    by_node: bool = False,
+    slots: Mapping[str, list[Slot]] | None = None,
 ) -> Counter:
     """Executor-level links per pair of slots (or of nodes), intra-worker pairs included.
 
     Counts follow :func:`core.metrics.edge_locality`: global feeds executor 0
-    only; local-or-shuffle stays inside a worker that holds a target.
+    only; local-or-shuffle stays inside a worker that holds a target. ``slots``:
+    :func:`stream_slots` when the caller has it.
     """
-
-    def where(e: str):
-        return placement[e][0] if by_node else placement[e]
-
+    slots = stream_slots(graph, placement) if slots is None else slots
     links: Counter = Counter()
     for s in graph.streams:
-        downs_list = graph.executors(s.target)
+        down_slots = slots[s.target]
         if s.grouping == "global":
-            downs_list = downs_list[:1]
-        downs = Counter(where(e) for e in downs_list)
+            down_slots = down_slots[:1]
+        downs = Counter(d[0] for d in down_slots) if by_node else Counter(down_slots)
         if s.grouping == "local-or-shuffle":
-            worker_downs = Counter(placement[e] for e in downs_list)
-            for e in graph.executors(s.source):
-                if worker_downs[placement[e]]:
-                    links[(where(e), where(e))] += worker_downs[placement[e]]
+            worker_downs = Counter(down_slots)
+            for up in slots[s.source]:
+                where = up[0] if by_node else up
+                if worker_downs[up]:
+                    links[(where, where)] += worker_downs[up]
                     continue
                 for down, n_down in downs.items():
-                    links[(where(e), down)] += n_down
+                    links[(where, down)] += n_down
             continue
-        ups = Counter(where(e) for e in graph.executors(s.source))
+        up_slots = slots[s.source]
+        ups = Counter(u[0] for u in up_slots) if by_node else Counter(up_slots)
         for up, n_up in ups.items():
             for down, n_down in downs.items():
                 links[(up, down)] += n_up * n_down
     return links
 
 
-def _link_pairs(graph: TopologyGraph, placement: Mapping[str, Slot], by_node: bool = False) -> int:
-    """Pairs of slots (or nodes) the streams' executor links connect, an upper bound."""
+def _link_pairs(
+    graph: TopologyGraph, slots: Mapping[str, list[Slot]], by_node: bool = False
+) -> int:
+    """Pairs of slots (or nodes) the streams' executor links connect, an upper bound
+    (``slots``: :func:`stream_slots`)."""
     pairs = 0
     for s in graph.streams:
-        ups = {placement[e][0] if by_node else placement[e] for e in graph.executors(s.source)}
-        downs = {placement[e][0] if by_node else placement[e] for e in graph.executors(s.target)}
-        pairs += len(ups) * len(downs)
+        ups, downs = slots[s.source], slots[s.target]
+        if by_node:
+            pairs += len({u[0] for u in ups}) * len({d[0] for d in downs})
+        else:
+            pairs += len(set(ups)) * len(set(downs))
     return pairs
 
 
@@ -165,10 +181,11 @@ def traffic_elements(graph: TopologyGraph, placement: Mapping[str, Slot]) -> lis
     At most ``MAX_TRAFFIC_EDGES``, the heaviest; none when the streams connect more than
     ``MAX_LINK_PAIRS`` pairs of nodes (counting them would take longer than drawing helps).
     """
-    by_node = _link_pairs(graph, placement) > MAX_SLOT_LINKS
-    if by_node and _link_pairs(graph, placement, by_node=True) > MAX_LINK_PAIRS:
+    slots = stream_slots(graph, placement)
+    by_node = _link_pairs(graph, slots) > MAX_SLOT_LINKS
+    if by_node and _link_pairs(graph, slots, by_node=True) > MAX_LINK_PAIRS:
         return []
-    links = slot_links(graph, placement, by_node=by_node)
+    links = slot_links(graph, placement, by_node=by_node, slots=slots)
     links = {k: v for k, v in links.items() if k[0] != k[1]}
     if len(links) > MAX_TRAFFIC_EDGES:
         heaviest = sorted(links.items(), key=lambda kv: -kv[1])[:MAX_TRAFFIC_EDGES]
@@ -218,6 +235,15 @@ def _executor_sort_key(graph: TopologyGraph):
     return lambda e: (rank.get(component_of(e), len(rank)), index_of(e))
 
 
+def _in_graph_order(graph: TopologyGraph, placement: Mapping[str, Slot]) -> list[str]:
+    """The placed executors by component in ``graph.order``, then index: the graph's own
+    executor lists when they name every placed executor, else sorted by name."""
+    ordered = [e for c in graph.order for e in graph.executors(c) if e in placement]
+    if len(ordered) == len(placement):
+        return ordered
+    return sorted(placement, key=_executor_sort_key(graph))
+
+
 def placement_elements(
     scenario: Scenario,
     graph: TopologyGraph,
@@ -233,7 +259,7 @@ def placement_elements(
     components' shares, labelled with its executor count; the executors it
     holds travel in its data (``members``) for drill-down."""
     per_slot: dict[Slot, list[str]] = {}
-    for e in sorted(placement, key=_executor_sort_key(graph)):
+    for e in _in_graph_order(graph, placement):
         per_slot.setdefault(placement[e], []).append(e)
     nodes = scenario.cluster.nodes
     if node_level(sum(n.slots for n in nodes)):

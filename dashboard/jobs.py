@@ -452,6 +452,11 @@ def job_pool(server: Any = None) -> JobPool:
 SEARCH_THREADS = 2  # threads placing panels in the background (CP-SAT and local searches)
 MAX_PLACEMENTS_WAITING = 16  # background placements running or queued, at most
 PLACEMENTS_REMEMBERED = 512  # finished background placements remembered as ready
+# A queued placement nobody has asked for in this long is dropped before it starts: its page
+# moved on (an edit, another preset) or closed. Pending panels, the what-if table and the
+# Cluster view ask every second; a request waiting for it keeps it. Asked again, it is
+# queued again. (Under 20 users, the searches are 64% of the server's CPU, py-spy.)
+STALE_S = 10.0
 WEB_TIME_LIMIT_S = 60.0  # seconds a search (CP-SAT, slotscope, hetero) may take from the page
 WEB_MAX_BUDGET = 30_000  # slotscope's local-search evaluations per placement from the page
 WEB_CAPS = {  # scheduler -> parameter -> its largest value from the page
@@ -491,6 +496,8 @@ class PlacementPool:
     then ``run``'s memo answers at once. At most ``threads`` run and ``waiting``
     are running or queued; one more is refused with a message. Threads are started
     per burst of work and end when the queue is empty (a killed thread frees its place).
+    A queued placement nobody asked about for ``stale_s`` seconds (:data:`STALE_S`) and
+    nobody waits for is dropped unstarted (:attr:`dropped` counts them).
     """
 
     def __init__(
@@ -498,12 +505,19 @@ class PlacementPool:
         run: Callable[[PlacementKey], Any],
         threads: int = SEARCH_THREADS,
         waiting: int = MAX_PLACEMENTS_WAITING,
+        stale_s: float = STALE_S,
+        name: str = "slotscope-placement",
     ):
         self._run = run
+        self.name = name  # its threads' name
         self._threads = threads
         self._waiting = waiting
+        self._stale_s = stale_s
         self._lock = threading.Lock()
         self._queued: dict[Hashable, float] = {}  # key -> time asked
+        self._asked: dict[Hashable, float] = {}  # queued key -> time last asked about
+        self._waiters: dict[Hashable, int] = {}  # key -> requests waiting for it now
+        self.dropped = 0  # queued placements dropped unstarted, nobody asking any more
         self._work_of: dict[Hashable, Callable[[], Any]] = {}  # key -> its own work, if any
         self._running: dict[Hashable, float] = {}  # key -> time started
         self._done: dict[Hashable, float] = {}  # key -> time finished (oldest first)
@@ -517,13 +531,14 @@ class PlacementPool:
             status = self._status(key)
             if status is not None:
                 return status
+            self._drop_stale()
             if len(self._queued) + len(self._running) >= self._waiting:
                 return PlacementStatus(
                     REFUSED,
                     message=f"the server is placing {self._waiting} panels in the background, "
                     "at most that many: this one waits for the next refresh",
                 )
-            self._queued[key] = time.monotonic()
+            self._queued[key] = self._asked[key] = time.monotonic()
             if work is not None:
                 self._work_of[key] = work
             start = self._workers < self._threads
@@ -540,11 +555,18 @@ class PlacementPool:
         status = self.request(key, work)
         deadline = time.monotonic() + timeout
         with self._finished:
-            while status.state in (QUEUED, RUNNING) and time.monotonic() < deadline:
-                self._finished.wait(max(0.0, deadline - time.monotonic()))
-                status = self._status(key) or PlacementStatus(
-                    REFUSED, message="it stopped before the end; edit or reload to place it again"
-                )
+            self._waiters[key] = self._waiters.get(key, 0) + 1
+            try:
+                while status.state in (QUEUED, RUNNING) and time.monotonic() < deadline:
+                    self._finished.wait(max(0.0, deadline - time.monotonic()))
+                    status = self._status(key) or PlacementStatus(
+                        REFUSED,
+                        message="it stopped before the end; edit or reload to place it again",
+                    )
+            finally:
+                left = self._waiters.pop(key) - 1
+                if left:
+                    self._waiters[key] = left
         return status
 
     def status(self, key: Hashable) -> PlacementStatus:
@@ -553,21 +575,41 @@ class PlacementPool:
 
     def is_ready(self, key: Hashable) -> bool:
         with self._lock:
+            if key in self._asked:
+                self._asked[key] = time.monotonic()
             return key in self._done
 
     def _status(self, key: Hashable) -> PlacementStatus | None:
+        """Where ``key`` stands (call with the lock held); asking about a queued key
+        keeps it wanted (see :meth:`_drop_stale`)."""
         now = time.monotonic()
         if key in self._done:
             return PlacementStatus(DONE)
         if key in self._running:
             return PlacementStatus(RUNNING, now - self._running[key])
         if key in self._queued:
+            self._asked[key] = now
             ahead = list(self._queued).index(key)
             return PlacementStatus(QUEUED, now - self._queued[key], ahead)
         return None
 
+    def _drop_stale(self) -> None:
+        """Drop the queued placements nobody asked about for ``stale_s`` seconds and nobody
+        waits for (call with the lock held): their pages moved on."""
+        now = time.monotonic()
+        stale = [
+            key
+            for key in self._queued
+            if now - self._asked.get(key, now) > self._stale_s and not self._waiters.get(key)
+        ]
+        for key in stale:
+            del self._queued[key]
+            self._asked.pop(key, None)
+            self._work_of.pop(key, None)
+        self.dropped += len(stale)
+
     def _start_worker(self) -> None:
-        thread = threading.Thread(target=self._work, name="slotscope-placement", daemon=True)
+        thread = threading.Thread(target=self._work, name=self.name, daemon=True)
         try:
             thread.start()
         except RuntimeError:
@@ -580,10 +622,12 @@ class PlacementPool:
         try:
             while True:
                 with self._lock:
+                    self._drop_stale()
                     if not self._queued:
                         return
                     key = next(iter(self._queued))
                     del self._queued[key]
+                    self._asked.pop(key, None)
                     work = self._work_of.pop(key, None)
                     self._running[key] = time.monotonic()
                 try:

@@ -25,6 +25,9 @@ from dashboard.ranking import Standing, simulated_p99, standing
 __all__ = ["PanelContent", "panel_content", "parallelism_note", "simulated_p99", "stats"]
 
 MAX_DECISIONS = 400  # decisions listed per panel; the rest are counted
+# ... and at most this many characters of them: hetero's 400 lines of ~200 characters were
+# 80 KB of every refresh's answer, in a list folded away under its summary
+MAX_DECISION_CHARS = 12_000
 
 
 @dataclass(frozen=True)
@@ -147,18 +150,32 @@ def stats(
     return header
 
 
-def decisions_text(decisions: Sequence[str], limit: int = MAX_DECISIONS) -> str:
+def decisions_text(
+    decisions: Sequence[str], limit: int = MAX_DECISIONS, chars: int = MAX_DECISION_CHARS
+) -> str:
     """Numbered decisions, one per line (one text node: thousands of list-item components
-    would slow every update of the page down).
+    would slow every update of the page down): the first ``limit``, and no more lines than
+    fit in ``chars`` characters (always the first one).
 
     >>> print(decisions_text(["a -> n1", "b -> n2", "c -> n1"], limit=2))
     1. a -> n1
     2. b -> n2
     … and 1 more
+    >>> print(decisions_text(["a -> n1", "b -> n2", "c -> n1"], chars=25))
+    1. a -> n1
+    2. b -> n2
+    … and 1 more
     """
-    lines = [f"{i}. {d}" for i, d in enumerate(decisions[:limit], start=1)]
-    if len(decisions) > limit:
-        lines.append(f"… and {len(decisions) - limit} more")
+    lines: list[str] = []
+    used = 0
+    for i, d in enumerate(decisions[:limit], start=1):
+        line = f"{i}. {d}"
+        used += len(line) + 1
+        if lines and used > chars:
+            break
+        lines.append(line)
+    if len(decisions) > len(lines):
+        lines.append(f"… and {len(decisions) - len(lines)} more")
     return "\n".join(lines)
 
 
@@ -216,7 +233,7 @@ def panel_content(
         note.append(html.Div(changed, className="alert alert-warn"))
     # A partial placement (a scheduler that failed) is drawn without traffic edges.
     placement = placement_elements(
-        scenario, ev.graph, ev.schedule.placement(), colors, traffic=ev.metrics is not None
+        scenario, ev.graph, ev.schedule.placement(), colors, traffic=bool(ev.complete)
     )
     return PanelContent(
         header,

@@ -7,6 +7,7 @@ import multiprocessing
 
 import pytest
 
+from core.metrics import placement_metrics
 from core.presets import preset
 from core.registry import PAPER_SCHEDULERS, run_scheduler, with_observations
 from core.simulator import observe
@@ -162,3 +163,15 @@ def test_an_evaluation_process_starts_no_processes_of_its_own(monkeypatch):
 def test_the_count_of_evaluation_processes_comes_from_the_environment(monkeypatch, text, count):
     monkeypatch.setenv(compute.PROCESSES_ENV, text)
     assert compute.processes_from_env() == count
+
+
+def test_static_metrics_are_computed_when_first_read_and_equal_the_core_s(lf_diamond):
+    text, rate = lf_diamond
+    ev = compute.evaluate(text, "even", "{}", rate)
+    assert ev.complete and "_metrics" not in ev.__dict__  # not computed by the refresh
+    assert ev.metrics == placement_metrics(ev.graph, ev.schedule.placement())
+    assert ev.metrics is ev.metrics  # computed once
+    failed = compute.Evaluation("even", None, None, None, error="no")
+    assert failed.metrics is None and failed == compute.Evaluation(
+        "even", None, None, None, error="no"
+    )

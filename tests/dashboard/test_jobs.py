@@ -10,7 +10,16 @@ import time
 import pytest
 
 from core import spark
-from dashboard.jobs import CANCELLED, DONE, FAILED, SPARK_NICE, JobPool, settings_key
+from dashboard.jobs import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    REFUSED,
+    SPARK_NICE,
+    JobPool,
+    PlacementPool,
+    settings_key,
+)
 
 DOC = {
     "engine": {"tasks": 2, "master": "local[2]", "wall_s": 0.1},
@@ -132,3 +141,37 @@ def test_spark_s_jvm_and_the_processes_under_it_yield_the_cpu(tmp_path):
         for p in (jvm, other):
             p.kill()
             p.wait()
+
+
+# -- background placements nobody waits for any more --------------------------------------
+
+
+def test_a_queued_placement_nobody_asks_for_any_more_is_dropped_unstarted():
+    started, release = [], threading.Event()
+
+    def run(key):
+        started.append(key)
+        release.wait(10)
+
+    pool = PlacementPool(run, threads=1, waiting=4, stale_s=0.2)
+    try:
+        pool.request("busy")  # holds the only thread
+        wait_for(lambda: started == ["busy"])
+        pool.request("edited away")  # asked once, then the page moved on
+        pool.request("still wanted")
+        wanted = threading.Thread(target=pool.wait, args=("waited for", 10))
+        wanted.start()  # a request waiting for it keeps it
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline:  # a pending panel's poll
+            assert pool.status("still wanted").state == "queued"
+            time.sleep(0.05)
+        release.set()
+        assert pool.wait("still wanted", 10).ready
+        assert pool.wait("waited for", 10).ready
+        wanted.join()
+    finally:
+        release.set()
+    assert started == ["busy", "still wanted", "waited for"] and pool.dropped == 1
+    assert pool.status("edited away").state == REFUSED  # forgotten: not asked for
+    assert pool.wait("edited away", 10).ready  # asked again, placed again
+    assert started[-1] == "edited away"
