@@ -85,3 +85,16 @@ def test_a_view_link_is_served_as_the_restored_view_from_the_first_render(monkey
     # an unknown view id falls back to the query's plain fields (the bar then says why)
     plain = layout.first_view("preset=lf-star&schedulers=even&rate=900&view=0123456789abcdef")
     assert (plain.loaded, plain.selected, plain.rate) == ("lf-star", ["even"], 900)
+
+
+def test_a_link_to_a_preset_too_large_for_the_page_first_renders_the_default():
+    # storm-large-cluster-01: 27,440 executors, over the page's 5,000; the restore then
+    # says so and opens the Cluster view on it
+    assert view_state.too_large("storm-large-cluster-01") is not None
+    first = layout.first_view("preset=storm-large-cluster-01&schedulers=even")
+    assert (first.loaded, first.selected, first.query) == (
+        "wordcount",
+        ["even"],
+        "?preset=wordcount",
+    )
+    assert first.scenario.topologies is None

@@ -28,8 +28,11 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from pydantic import BaseModel
+
+from core import model as core_model
 from core.model import MAX_COMPONENTS, MAX_EXECUTORS, MAX_NODES, MAX_SCENARIO_BYTES
 from core.presets import preset_json
 from core.registry import SCHEDULERS
@@ -182,7 +185,14 @@ INT_FIELDS = {
     "max_spout_pending",
     "batch_size",
 }
-OPTIONAL_FIELDS = {"workers", "nic_gbps", "speed", "same_rack_us"}
+# numeric fields the model declares optional (``X | None``): null is theirs to take
+OPTIONAL_FIELDS = {
+    name
+    for model in vars(core_model).values()
+    if isinstance(model, type) and issubclass(model, BaseModel)
+    for name, info in model.model_fields.items()
+    if type(None) in get_args(info.annotation)
+}
 
 
 NUMBER_STRIDE = 3  # a field takes every third entry of number_values (rotated per field)
