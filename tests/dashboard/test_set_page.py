@@ -233,3 +233,13 @@ def test_a_search_panel_searches_the_set_jointly_in_each_topologys_workers():
     assert 1 <= len(slots["high"]) <= 3 and 1 <= len(slots["low"]) <= 2  # declared workers
     assert not slots["high"] & slots["low"]
     assert "(optimal and slotscope place the set as one topology)" not in set_page.SET_NOTE
+
+
+def test_a_rescheduling_panel_on_a_set_whose_running_placement_is_partial_is_drawn():
+    # one node of 2 slots: 'high' (3 workers) takes both, 'low' finds no slot; aniello-
+    # online observes each placed topology's run, never the union's partial placement
+    data = {**SET_JSON, "cluster": {"nodes": NODES_JSON[:1]}}
+    text = canonical(validate_scenario(data).to_json_dict())
+    ev = evaluate(text, "aniello-online", "{}", 1000.0)
+    assert not ev.error
+    assert ev.schedule.message.startswith("1 of 2 topologies placed; not placed: low")
