@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,7 +81,7 @@ from core.schedulers.toss import (
     predicted_load,
 )
 from core.search.enumeration import score_key
-from core.search.polish import GRID, load_profile
+from core.search.polish import MoveTargets, improve
 from core.simulator.capacity import Evaluator
 
 CPU_PCT_PER_CORE = 100.0  # Storm counts CPU in percent of one core
@@ -835,63 +835,39 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def _load_key(profile: np.ndarray, grid: float) -> tuple[int, ...]:
-    return tuple(np.round(profile / grid).astype(np.int64).tolist())
-
-
-def improve_in_set(
-    ev: Evaluator, slots: np.ndarray, owner: np.ndarray, workers: Sequence[int], budget_s: float
-) -> tuple[np.ndarray, int]:
-    """:func:`core.search.polish.improve` keeping the set's rules: an executor moves to a
+def set_targets(ev: Evaluator, owner: np.ndarray, workers: Sequence[int]) -> MoveTargets:
+    """Where an executor of a set may move (:data:`core.search.polish.MoveTargets`): to a
     worker of its own topology, or to a free slot (the first of each node) while its
-    topology is under its declared ``workers`` (or it leaves a worker of its own); a move
-    is kept when the loads, sorted from the largest down, fall lexicographically (R*
-    never falls). Returns (placement, moves kept); ends at a local optimum or ``budget_s``
-    seconds."""
-    deadline = time.perf_counter() + budget_s
-    best = np.asarray(slots, dtype=np.int64).copy()
-    profile, node, thread = load_profile(ev, best)
-    if not profile.size or profile[0] <= 0:
-        return best, 0
-    grid = GRID * float(profile[0])
-    key = _load_key(profile, grid)
+    topology is under its declared ``workers`` or it leaves a worker of its own."""
     node_of = ev.nodes.slot_node
-    moves = 0
-    while time.perf_counter() < deadline:
+
+    def of(best: np.ndarray) -> Callable[[int], list[int]]:
         slot_owner = np.full(int(ev.nodes.slots), -1, dtype=np.int64)
         slot_owner[best] = owner
         free = np.flatnonzero(slot_owner < 0)
         fresh = free[np.unique(node_of[free], return_index=True)[1]].tolist()
         own_slots = [np.unique(best[owner == t]) for t in range(len(workers))]
-        on_node = np.flatnonzero(node_of[best] == node).tolist()
-        focus = [thread] + [e for e in on_node if e != thread]
-        movers = focus + sorted(set(range(best.size)) - set(focus))
-        found = None
-        for e in movers:
+
+        def targets(e: int) -> list[int]:
             t, home = int(owner[e]), int(best[e])
-            targets = own_slots[t].tolist()
+            out = own_slots[t].tolist()
             if own_slots[t].size < workers[t] or np.count_nonzero(best == home) == 1:
-                targets += fresh
-            for g in targets:
-                if g == home:
-                    continue
-                if time.perf_counter() >= deadline:
-                    break
-                best[e] = g
-                cand, c_node, c_thread = load_profile(ev, best)
-                best[e] = home
-                c_key = _load_key(cand, grid)
-                if c_key < key:
-                    found = (e, g, c_key, c_node, c_thread)
-                    break
-            if found is not None or time.perf_counter() >= deadline:
-                break
-        if found is None:
-            break
-        e, g, key, node, thread = found
-        best[e] = g
-        moves += 1
-    return best, moves
+                out += fresh
+            return out
+
+        return targets
+
+    return of
+
+
+def improve_in_set(
+    ev: Evaluator, slots: np.ndarray, owner: np.ndarray, workers: Sequence[int], budget_s: float
+) -> tuple[np.ndarray, int]:
+    """:func:`core.search.polish.improve` keeping the set's rules (:func:`set_targets`): a
+    move is kept when the loads, sorted from the largest down, fall lexicographically (R*
+    never falls). Returns (placement, moves kept); ends at a local optimum or ``budget_s``
+    seconds."""
+    return improve(ev, slots, sum(workers), budget_s, set_targets(ev, owner, workers))
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ receivers), each to every other slot; the first move that improves is kept.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -43,8 +44,40 @@ def load_profile(ev: Evaluator, slots: np.ndarray) -> tuple[np.ndarray, int, int
     return np.sort(everything)[::-1], int(np.argmax(node)), int(np.argmax(loads.cpu))
 
 
+# Where each executor may move, given the placement at the start of a pass:
+# ``targets(best)(e)`` is the list of global slots executor ``e`` is tried in.
+MoveTargets = Callable[[np.ndarray], Callable[[int], list[int]]]
+
+
+def load_key(profile: np.ndarray, grid: float) -> tuple[int, ...]:
+    """A load profile on the comparison grid: what a kept move must make smaller."""
+    return tuple(np.round(profile / grid).astype(np.int64).tolist())
+
+
+def slot_targets(ev: Evaluator, workers: int) -> MoveTargets:
+    """Every executor to any slot in use, or to the first free slot of every node while
+    fewer than ``workers`` slots are in use."""
+    start = ev.nodes.slot_start
+
+    def of(best: np.ndarray) -> Callable[[int], list[int]]:
+        used = np.unique(best)
+        targets = used.tolist()
+        if len(used) < workers:  # the first free slot of every node
+            taken = set(targets)
+            for n in range(len(start) - 1):
+                free = [g for g in range(start[n], start[n + 1]) if g not in taken]
+                targets += free[:1]
+        return lambda _e: targets
+
+    return of
+
+
 def improve(
-    ev: Evaluator, slots: np.ndarray, workers: int, budget_s: float
+    ev: Evaluator,
+    slots: np.ndarray,
+    workers: int,
+    budget_s: float,
+    targets: MoveTargets | None = None,
 ) -> tuple[np.ndarray, int]:
     """A placement at least as good as ``slots`` (global slot per executor) and the moves.
 
@@ -54,41 +87,39 @@ def improve(
     slots : ndarray of int
         The start placement.
     workers : int
-        W, the most worker slots the placement may use.
+        W, the most worker slots the placement may use (read by the default targets).
     budget_s : float
         Wall-clock budget, seconds.
+    targets : MoveTargets, optional
+        Where each executor may move; :func:`slot_targets` by default (a topology set
+        restricts it: core/topology_set.py).
     """
     deadline = time.perf_counter() + budget_s
+    targets = targets or slot_targets(ev, workers)
     best = np.asarray(slots, dtype=np.int64).copy()
     profile, node, thread = load_profile(ev, best)
     if not profile.size or profile[0] <= 0:
         return best, 0
     grid = GRID * float(profile[0])
-    key = tuple(np.round(profile / grid).astype(np.int64).tolist())
-    start, node_of = ev.nodes.slot_start, ev.nodes.slot_node
+    key = load_key(profile, grid)
+    node_of = ev.nodes.slot_node
     moves = 0
     while time.perf_counter() < deadline:
-        used = np.unique(best)
-        targets = used.tolist()
-        if len(used) < workers:  # the first free slot of every node
-            taken = set(targets)
-            for n in range(len(start) - 1):
-                free = [g for g in range(start[n], start[n + 1]) if g not in taken]
-                targets += free[:1]
+        targets_of = targets(best)
         on_node = np.flatnonzero(node_of[best] == node).tolist()
         focus = [thread] + [e for e in on_node if e != thread]
         movers = focus + sorted(set(range(len(best))) - set(focus))
         found = None
         for e in movers:
             home = int(best[e])
-            for g in targets:
+            for g in targets_of(e):
                 if g == home:
                     continue
                 if time.perf_counter() >= deadline:  # one mover's targets may take minutes
                     break
                 best[e] = g
                 cand, c_node, c_thread = load_profile(ev, best)
-                c_key = tuple(np.round(cand / grid).astype(np.int64).tolist())
+                c_key = load_key(cand, grid)
                 best[e] = home
                 if c_key < key:
                     found = (e, g, c_key, c_node, c_thread)
