@@ -44,17 +44,21 @@ def run(cluster_name: str, strategy: str, reschedule: bool, semantics: str = "ni
     res = schedule_cluster(cl, tops, strategy)
     first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     ok = len(res.scheduled)
+    failed = [n for n in res.order if not res.results[n].success]
+    # TestLargeCluster removes and reschedules each scheduled topology; one that did not
+    # fit is left out of those rounds (its failing search, up to 10,000 states, would run
+    # again in every round: 1,114 s on largeCluster03 under Nimbus's semantics)
+    kept = [t for t in tops if t.name not in failed]
+    again = kept if reschedule else []
     again_ok, t1, c1 = 0, time.perf_counter(), time.process_time()
-    if reschedule:
-        for t in tops:
-            cl.unassign(t.name)
-            again_ok += schedule_cluster(cl, tops, strategy).results[t.name].success
+    for t in again:
+        cl.unassign(t.name)
+        again_ok += schedule_cluster(cl, kept, strategy).results[t.name].success
     second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
     peak = peak_mib(cluster_name, strategy, semantics)
-    failed = [n for n in res.order if not res.results[n].success]
     return (
         f"{strategy:16s} {cluster_name}: {ok}/{len(tops)} scheduled in {first:6.2f} s "
-        f"(CPU {first_cpu:6.2f} s); rescheduled {again_ok}/{len(tops) if reschedule else 0} "
+        f"(CPU {first_cpu:6.2f} s); rescheduled {again_ok}/{len(again)} "
         f"in {second:6.2f} s (CPU {second_cpu:6.2f} s); "
         f"peak {peak:6.1f} MiB; failed {failed[:4]}"
     )
