@@ -28,6 +28,11 @@ ALLOWED_LATE_IMPORTS = {
     ("core.importers", "core.ras.model"),
     ("core.importers", "core.ras.scenario"),
     ("core.importers", "core.ras.schedule"),
+    # Storm's request resolution (request_from_conf), only to read a conf's requests:
+    # core.ras's package runs core.ras.schedule, which imports this module back
+    ("core.importers.stormser", "core.ras.model"),
+    # numpy's private LAPACK gufuncs, tried once (np.linalg.solve when absent or changed)
+    ("core.simulator.spill", "numpy.linalg"),
 }
 
 

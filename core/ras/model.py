@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from core.importers.stormser import SharedMemory
 from core.ras.javaorder import worker_slot_order
 
 ACKER_ID = "__acker"  # org.apache.storm.daemon.Acker.ACKER_COMPONENT_ID
@@ -152,7 +151,9 @@ class RasTopology:
     one_component_per_worker: bool = False
     max_state_search: int = DEFAULT_TOPO_MAX_STATE_SEARCH
     max_time_secs: float | None = None
-    shared_memory: Mapping[str, SharedMemory] = field(default_factory=dict)
+    # name -> core.importers.stormser.SharedMemory (not imported: that module reads this
+    # one's request_from_conf, so an import back would close a circle)
+    shared_memory: Mapping[str, Any] = field(default_factory=dict)
     favored_hosts: Sequence[str] = ()
     unfavored_hosts: Sequence[str] = ()
     isolated_machines: int | None = None

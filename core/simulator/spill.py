@@ -60,7 +60,10 @@ import numpy as np
 
 try:  # numpy's LAPACK gufuncs: np.linalg.solve without its per-call checks (same dgesv)
     from numpy.linalg import _umath_linalg as _lapack
-except ImportError:  # pragma: no cover - a numpy without them: np.linalg.solve
+
+    _lapack.solve(np.eye(1), np.ones((1, 1)), signature="dd->d")  # the calls _gesv makes
+    _lapack.solve1(np.eye(1), np.ones(1), signature="dd->d")
+except Exception:  # pragma: no cover - a numpy without them (private API): np.linalg.solve
     _lapack = None
 
 from core.simulator.coefficients import (
