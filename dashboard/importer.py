@@ -161,6 +161,11 @@ def _add(files: dict[str, bytes], name: str, data: bytes, source: str) -> None:
     files[name] = data
 
 
+# compressions Python's zipfile unpacks, and the flag bit of an encrypted member
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+ZIP_ENCRYPTED = 0x1
+
+
 def zip_members(raw: bytes, source: str) -> tuple[dict[str, bytes], list[str]]:
     """The ``NAME-storm{code,conf}.ser`` files of a zip (by their own names, whatever
     folder holds them) and one line per other file left out. Counts and sizes are
@@ -187,6 +192,10 @@ def zip_members(raw: bytes, source: str) -> tuple[dict[str, bytes], list[str]]:
                     raise ScenarioError(
                         where, f"{info.file_size:,} bytes, the limit is {MAX_SCENARIO_BYTES:,}"
                     )
+                if info.compress_type not in ZIP_METHODS:
+                    raise ScenarioError(where, "could not be unpacked (its compression)")
+                if info.flag_bits & ZIP_ENCRYPTED:
+                    raise ScenarioError(where, "could not be unpacked (encrypted)")
                 with archive.open(info) as member:
                     data = member.read(MAX_SCENARIO_BYTES + 1)
                 if len(data) > MAX_SCENARIO_BYTES:
@@ -194,7 +203,7 @@ def zip_members(raw: bytes, source: str) -> tuple[dict[str, bytes], list[str]]:
                 _add(files, _stored_name(name, where), data, source)
     except (zipfile.BadZipFile, EOFError, zlib.error) as err:
         raise ScenarioError(source, f"not a complete zip file ({err})") from None
-    except (NotImplementedError, RuntimeError) as err:  # a method zipfile lacks; encryption
+    except RuntimeError as err:  # whatever else zipfile refuses to unpack
         raise ScenarioError(source, f"could not be unpacked ({err})") from None
     return files, left_out
 

@@ -244,3 +244,16 @@ def test_a_stored_set_over_the_page_limit_is_refused_before_the_cluster_is_sized
     monkeypatch.setattr("dashboard.importer.DASHBOARD_MAX_EXECUTORS", 3)
     # TopologyName00049: Spout-0 x 2, Bolt-0 x 1 and 1 acker executor = 4 executors
     assert _refused(*_stored(*PAIR)) == "topologies: 4 executors in all: at most 3 are taken here"
+
+
+def test_an_encrypted_or_unknown_compression_zip_member_is_refused_naming_it():
+    raw = base64.b64decode(_zip({PAIR[0]: b"x", PAIR[1]: b"y"}).split(",", 1)[1])
+    entry = raw.index(b"PK\x01\x02")  # the first central-directory entry's header
+    flags, method = entry + 8, entry + 10  # general-purpose flags, compression method
+    encrypted = raw[:flags] + b"\x01\x00" + raw[flags + 2 :]
+    unknown = raw[:method] + b"\x63\x00" + raw[method + 2 :]  # 99: AES, zipfile lacks it
+    for broken, why in ((encrypted, "encrypted"), (unknown, "its compression")):
+        url = "data:application/zip;base64," + base64.b64encode(broken).decode()
+        assert _refused([url], ["pair.zip"]) == (
+            f"pair.zip: {PAIR[0]}: could not be unpacked ({why})"
+        )
