@@ -225,6 +225,11 @@ def explain_unfit(
             f"Round robin takes only nodes no other topology runs on "
             f"(getTruncatedNodeList): {alone} of {cluster.size}."
         )
+        if topo.isolated_machines is not None:
+            lines.append(
+                f"Its topology.isolate.machines keeps at most {topo.isolated_machines} of "
+                f"them: {min(alone, topo.isolated_machines)} nodes in all."
+            )
     order = np.lexsort((-free_cpu, -free_mem))[:REPORT_NODES]
     for i in order:
         lines.append(

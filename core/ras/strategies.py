@@ -7,15 +7,24 @@
 - ``ras-generic``: ``GenericResourceAwareStrategy``; in Storm 2 it is the same class
   body as the default (both use the COMMON sort, which already weighs generic
   resources), so it runs the same search.
-- ``ras-round-robin``: ``RoundRobinResourceAwareStrategy``: nodes sorted once, only
-  nodes no other topology uses (``getTruncatedNodeList``, capped by
-  ``topology.isolate.machines``), no backtracking.
+- ``ras-round-robin``: ``RoundRobinResourceAwareStrategy`` (Storm 2.5.0 on, STORM-3916):
+  nodes sorted once, only nodes no other topology uses (``getTruncatedNodeList``,
+  capped by ``topology.isolate.machines``), one walk over them that moves on with each
+  executor, no backtracking (:class:`RoundRobinStrategy`).
 - ``ras-constraint``: ``ConstraintSolverStrategy`` (:mod:`core.ras.constraint`).
 
 Storm's quirk is kept: ``SchedulingSearcherState.isExecCompDifferentFromPrior`` returns
 true when the executor's component is the *same* as the prior one, so the default
 strategy re-sorts nodes for consecutive executors of one component and reuses the
-previous sort when the component changes.
+previous sort when the component changes (and round robin restarts its walk there).
+
+One Storm quirk is not copied: when the search stops because an executor fits nowhere,
+Storm's result is ``areAllExecsScheduled()``, i.e. ``execIndex == size - 1``, so a
+failure on the *last* executor of the order (round robin; or the only executor of a
+one-executor topology, default) is reported "Fully Scheduled" and Storm keeps the
+other executors placed (``cluster.needsSchedulingRas`` stays true: TestLargeCluster's
+own assertion would reject it). The port reports it as not scheduled, places nothing,
+and says in the message what Storm would report (:data:`STORM_LAST_EXECUTOR_NOTE`).
 """
 
 from __future__ import annotations
@@ -30,6 +39,11 @@ import numpy as np
 from core.ras.execsort import by_connection_count, by_proximity
 from core.ras.model import RasCluster, RasTopology
 from core.ras.sorter import LazyNodeSorting
+
+STORM_LAST_EXECUTOR_NOTE = (
+    "; Storm reports this case as Fully Scheduled (areAllExecsScheduled is execIndex == "
+    "size - 1) and keeps the other executors placed"
+)
 
 
 @dataclass(frozen=True)
@@ -433,7 +447,7 @@ class BaseStrategy:
         idx, progress = 0, -1
         sorting: LazyNodeSorting | None = None
 
-        def finish(ok: bool) -> SchedulingResult:
+        def finish(ok: bool, note: str = "") -> SchedulingResult:
             ms = int((self.clock() - t0) * 1000)
             if ok:
                 msg = (
@@ -443,7 +457,7 @@ class BaseStrategy:
             else:
                 msg = (
                     f"Cannot schedule by {self.java_class} ({states} states traversed in {ms} ms, "
-                    f"backtracked {backtracks} times, {idx} of {n} executors scheduled)"
+                    f"backtracked {backtracks} times, {idx} of {n} executors scheduled{note})"
                 )
             return SchedulingResult(ok, msg, states, backtracks, run.placed, n)
 
@@ -496,7 +510,8 @@ class BaseStrategy:
             )
             backtracks += 1
             progress_for[failed] = -1
-        return finish(False)
+        # the first executor fits nowhere; with only one, Storm calls this a success
+        return finish(False, STORM_LAST_EXECUTOR_NOTE if n == 1 else "")
 
     def _first_fit_fast(self, run, sorting, e, comp):
         """First valid (node, slot) in sorted order and the positions visited (Java counts).
@@ -616,25 +631,57 @@ class GenericStrategy(BaseStrategy):
 
 
 class RoundRobinStrategy(BaseStrategy):
-    """``RoundRobinResourceAwareStrategy``: one sort, nodes free of other topologies."""
+    """``RoundRobinResourceAwareStrategy`` (``BaseResourceAwareStrategy(false, COMMON)``).
+
+    Storm 2.5.0 on (STORM-3916), unchanged at 2.8. Its steps, as ``schedule`` and its
+    ``scheduleExecutorsOnNodes`` override run them:
+
+    1. Executors in the base order (``ExecSorterByConnectionCount``, or by proximity;
+       ackers last), as the default strategy.
+    2. Nodes sorted once, before any executor is placed: ``nodeSorter.prepare(null)``
+       then ``sortAllNodes()``, the common sort without an executor (so without
+       rare-resource affinity).
+    3. ``getTruncatedNodeList``: of those, in order, only nodes that run no topology or
+       only this one, at most ``topology.isolate.machines`` of them.
+    4. One iterator walks that list. It restarts at the first node for the first
+       executor, when the executor's component is the prior executor's (the inverted
+       ``isExecCompDifferentFromPrior``), or when the iterator is exhausted;
+       otherwise the executor continues from the node after the one the prior
+       executor took. So executors of alternating components spread node after node,
+       and a run of one component's executors restarts, and packs, at the first node.
+    5. Walking on from there, each node is passed (and left behind) unless it
+       ``couldEverFit`` and one of its originally free slots ``wouldFit`` (CPU, memory,
+       the worker heap limit ``topology.worker.max.heap.size.mb``, the
+       one-executor/one-component flags); the first such slot takes the executor, with
+       bound ackers as in the base.
+    6. An executor that fits none of the nodes left in the walk fails the topology: the
+       walk does not wrap around to the nodes before it, and there is no backtracking;
+       only the state and time limits of the base apply.
+    """
 
     name = "ras-round-robin"
     java_class = "RoundRobinResourceAwareStrategy"
     sort_nodes_for_each_executor = False
 
-    def search(self, run: TopologyRun, execs: np.ndarray, max_states: int) -> SchedulingResult:
-        """``RoundRobinResourceAwareStrategy.scheduleExecutorsOnNodes``."""
-        topo, cl, t0 = run.topo, run.cluster, self.clock()
-        limit = self._time_limit_s(topo)
+    def truncated_nodes(self, run: TopologyRun) -> list[int]:
+        """Steps 2-3: ``getTruncatedNodeList(sortAllNodes())``, node indices in order."""
+        topo, cl = run.topo, run.cluster
         nodes = LazyNodeSorting(run, None).all_nodes()
         cap = topo.isolated_machines if topo.isolated_machines is not None else len(nodes)
-        keep = []
+        keep: list[int] = []
         for nd in nodes:
             if len(keep) >= cap:
                 break
             running = cl.running_topologies(int(nd))
             if not running or running == {topo.name}:
                 keep.append(int(nd))
+        return keep
+
+    def search(self, run: TopologyRun, execs: np.ndarray, max_states: int) -> SchedulingResult:
+        """``RoundRobinResourceAwareStrategy.scheduleExecutorsOnNodes`` (steps 4-6)."""
+        topo, t0 = run.topo, self.clock()
+        limit = self._time_limit_s(topo)
+        keep = self.truncated_nodes(run)
         n = len(execs)
         comp_of = topo.exec_comp
         acker = topo.acker_comp
@@ -643,11 +690,19 @@ class RoundRobinStrategy(BaseStrategy):
         slot_bound: dict[tuple[int, int], list[int]] = {}
         states, idx, pos = 0, 0, len(keep)
 
-        def finish(ok: bool) -> SchedulingResult:
+        def finish(ok: bool, note: str = "") -> SchedulingResult:
+            # SchedulingSearcherState.createSchedulingResult (round robin never backtracks)
             ms = int((self.clock() - t0) * 1000)
-            word = "Fully Scheduled by" if ok else "Cannot schedule by"
-            tail = "" if ok else f", {idx} of {n} executors scheduled"
-            msg = f"{word} {self.java_class} ({states} states traversed in {ms} ms{tail})"
+            if ok:
+                msg = (
+                    f"Fully Scheduled by {self.java_class} ({states} states traversed in {ms} ms, "
+                    "backtracked 0 times)"
+                )
+            else:
+                msg = (
+                    f"Cannot schedule by {self.java_class} ({states} states traversed in {ms} ms, "
+                    f"backtracked 0 times, {idx} of {n} executors scheduled{note})"
+                )
             return SchedulingResult(ok, msg, states, 0, run.placed, n)
 
         while True:
@@ -674,7 +729,8 @@ class RoundRobinStrategy(BaseStrategy):
                         found = (nd, slot)
                         break
             if found is None:
-                return finish(False)
+                # Storm breaks out and returns areAllExecsScheduled(): true on the last one
+                return finish(False, STORM_LAST_EXECUTOR_NOTE if idx == n - 1 else "")
             states += 1
             run.assign(e, *found)
             self._bind_ackers(run, e, found[0], found[1], unassigned, bound, slot_bound)
