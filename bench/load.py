@@ -1,11 +1,13 @@
 """The dashboard under load: 20 users for 2 minutes on 127.0.0.1 (issue 23).
 
 ``python -m bench load`` starts the dashboard the way production serves it (the
-Procfile's gunicorn line, read from the Procfile: one worker, 8 threads, keep-alive)
-on a free port of 127.0.0.1, lets simulated users work it through Dash's own HTTP
-endpoints, then stops it and prints, per kind of request, the count and p50/p95/p99
-latency, the HTTP 500s and other failures, and the server's peak memory (the gunicorn worker,
-and the worker with its Spark JVM). It ends by itself: the users stop at the
+Procfile's gunicorn line, read from the Procfile: one worker, 8 threads, keep-alive,
+2 search processes) on a free port of 127.0.0.1, lets simulated users work it through
+Dash's own HTTP endpoints, then stops it and prints, per kind of request, the count and
+p50/p95/p99 latency, the HTTP 500s and other failures, the server's CPU (at priority 0,
+niced, Spark), the load generator's own CPU and the machine's load average (other work
+on the machine shows in the latencies), and the server's peak memory (the gunicorn
+worker, its Python processes, and with its Spark JVM). It ends by itself: the users stop at the
 deadline, a simulation still running then is cancelled, and the server is
 stopped. It is never part of ``make test``.
 
@@ -23,8 +25,11 @@ Each user loops over weighted actions, as a browser would send them:
 Options (also ``SLOTSCOPE_LOAD_USERS``, ``SLOTSCOPE_LOAD_SECONDS``,
 ``SLOTSCOPE_LOAD_SERVER``): ``python -m bench.load --users 5 --seconds 30 --server dev``
 (``dev``: the app's own server, as ``slotscope dashboard`` runs it). ``python -m bench
-load`` takes no options: set the variables. ``SLOTSCOPE_LOAD_LOG=PATH`` keeps a copy of
-the server's log. A failure is reported with its reason (an HTTP 500's page, a
+load`` takes no options: set the variables. ``SLOTSCOPE_LOAD_PROCESSES=N`` and
+``SLOTSCOPE_LOAD_SEARCH_PROCESSES=N`` replace the Procfile's counts of evaluation and
+search processes (``SLOTSCOPE_LOAD_SEARCH_PROCESSES=0``: the searches in the server's
+threads, as before they had processes of their own). ``SLOTSCOPE_LOAD_LOG=PATH`` keeps a
+copy of the server's log. A failure is reported with its reason (an HTTP 500's page, a
 connection error's message).
 """
 
@@ -68,6 +73,11 @@ ACTIONS = {"page": 0.15, "preset": 0.25, "edit": 0.45, "simulate": 0.15}  # weig
 ROOT = Path(__file__).resolve().parent.parent
 REFRESH_KINDS = ("placement refresh (edit)", "placement refresh (preset)")
 PROCESSES_ENV = "SLOTSCOPE_LOAD_PROCESSES"  # replaces the Procfile's evaluation processes
+SEARCH_PROCESSES_ENV = "SLOTSCOPE_LOAD_SEARCH_PROCESSES"  # ... and its search processes
+SERVER_SETTINGS = {  # this bench's variable -> the server's it replaces (gunicorn's --env)
+    PROCESSES_ENV: "SLOTSCOPE_PLACEMENT_PROCESSES",
+    SEARCH_PROCESSES_ENV: "SLOTSCOPE_SEARCH_PROCESSES",
+}
 PANEL_ID_STATE = '{"sched":["MATCH"],"type":"panel-stats"}.id'  # the panel callback's State
 
 
@@ -92,13 +102,16 @@ def procfile_command(port: int, procfile: Path = ROOT / "Procfile") -> list[str]
     if words[0] != "gunicorn" or "--bind" not in words:
         raise RuntimeError(f"{procfile}: the web line is not 'gunicorn ... --bind ADDRESS'")
     words[words.index("--bind") + 1] = f"127.0.0.1:{port}"
-    processes = os.environ.get(PROCESSES_ENV)
-    if processes is not None:  # the same server with another count of evaluation processes
-        setting = "SLOTSCOPE_PLACEMENT_PROCESSES="
+    for ours, theirs in SERVER_SETTINGS.items():
+        value = os.environ.get(ours)
+        if value is None:
+            continue
+        # the same server with another count of evaluation or search processes
+        setting = f"{theirs}="
         if any(w.startswith(setting) for w in words):
             at = next(i for i, w in enumerate(words) if w.startswith(setting))
             del words[at - 1 : at + 1]  # --env NAME=VALUE
-        words += ["--env", f"{setting}{processes}"]
+        words += ["--env", f"{setting}{value}"]
     return [sys.executable, "-m", *words]
 
 
@@ -156,8 +169,12 @@ class MemoryWatch:
         self.peak_python = 0
         self.peak_python_all = 0  # the server's Python processes together (evaluation ones)
         self.peak_tree = 0
-        self.cpu_s: dict[int, tuple[str, float]] = {}  # pid -> (python or spark, CPU-s so far)
+        # pid -> (python, niced or spark, CPU-s so far); niced: the server's Python processes
+        # at a lower priority (the search processes, the Papers view's reproduce run)
+        self.cpu_s: dict[int, tuple[str, float]] = {}
         self.cpu_start: dict[int, float] = {}  # pid -> CPU-s when the users started
+        self.load: list[float] = []  # the machine's 1-minute load average, per sample
+        self.client_cpu_s = 0.0  # CPU-s of this process (the users) while they ran
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -170,21 +187,25 @@ class MemoryWatch:
                 name = p.name()
                 spark_worker = any("pyspark" in word for word in p.cmdline())
                 times = p.cpu_times()
+                niced = p.nice() > 0
             except psutil.Error:
                 continue
             tree += rss
             server = ("python" in name or "gunicorn" in name) and not spark_worker
-            self.cpu_s[p.pid] = ("python" if server else "spark", times.user + times.system)
+            kind = ("niced" if niced else "python") if server else "spark"
+            self.cpu_s[p.pid] = (kind, times.user + times.system)
             if ("python" in name or "gunicorn" in name) and not spark_worker:
                 python = max(python, rss)
                 python_all += rss
         self.peak_python = max(self.peak_python, python)
         self.peak_python_all = max(self.peak_python_all, python_all)
         self.peak_tree = max(self.peak_tree, tree)
+        self.load.append(os.getloadavg()[0])
 
     def cpu_seconds(self, kind: str) -> float:
         """CPU-s the server's processes of ``kind`` used (python: gunicorn's and the
-        evaluation processes; spark: the JVM and its Python workers), as last sampled."""
+        evaluation processes; niced: the search processes and other Python children at a
+        lower priority; spark: the JVM and its Python workers), as last sampled."""
         return sum(
             cpu - self.cpu_start.get(pid, 0.0) for pid, (k, cpu) in self.cpu_s.items() if k == kind
         )
@@ -200,12 +221,15 @@ class MemoryWatch:
         with contextlib.suppress(psutil.Error):
             self._sample()  # the server's start-up is not the users' CPU
         self.cpu_start = {pid: cpu for pid, (_, cpu) in self.cpu_s.items()}
+        self.load.clear()
+        self.client_cpu_s = -time.process_time()
         self.thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.thread.join()
+        self.client_cpu_s += time.process_time()
         with contextlib.suppress(psutil.Error):
             self._sample()  # the CPU times at the end
 
@@ -600,17 +624,25 @@ def print_report(stats: Stats, seconds: float, users: int, watch: MemoryWatch, u
         )
     refreshes = sum(len(stats.times.get(k, [])) for k in REFRESH_KINDS)
     python_s, spark_s = watch.cpu_seconds("python"), watch.cpu_seconds("spark")
+    niced_s = watch.cpu_seconds("niced")
     print(
-        f"server CPU: {python_s:.1f} s in its Python processes "
+        f"server CPU: {python_s:.1f} s in its Python processes at priority 0 "
         f"({1000 * python_s / max(1, refreshes):.0f} ms per placement refresh, pages and "
-        f"simulation requests included; {refreshes} refreshes), {spark_s:.1f} s in Spark"
+        f"simulation requests included; {refreshes} refreshes), {niced_s:.1f} s in its niced "
+        f"Python processes (searches, the claims' run), {spark_s:.1f} s in Spark"
+    )
+    load = watch.load or [float("nan")]
+    print(
+        f"load generator (this process): {watch.client_cpu_s:.1f} s CPU; the machine's 1-minute "
+        f"load average while the users ran: mean {np.mean(load):.1f}, max {max(load):.1f} "
+        f"({os.cpu_count()} CPUs)"
     )
     why = ", ".join(f"{k} x{v}" for k, v in sorted(stats.reasons.items())) or "none"
     print(f"HTTP 500s: {errors}; other failures: {sum(stats.failures.values())} ({why})")
     print(
         f"server peak memory: {watch.peak_python / 1e6:,.0f} MB (largest Python process), "
-        f"{watch.peak_python_all / 1e6:,.0f} MB (its Python processes together: gunicorn's "
-        f"and the evaluation processes), {watch.peak_tree / 1e6:,.0f} MB (with every child, "
+        f"{watch.peak_python_all / 1e6:,.0f} MB (its Python processes together: gunicorn's, "
+        f"the evaluation and search processes), {watch.peak_tree / 1e6:,.0f} MB (with every child, "
         "Spark's JVM and Python workers included)"
     )
 

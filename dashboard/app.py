@@ -12,9 +12,14 @@ sees as "connection reset" (3 to 16 panel refreshes in 40 to 120 s of
 ``python -m bench load`` at 2 s; none at 75 s).
 
 Spark's JVM and workers run at a lower CPU priority (``dashboard.jobs.SPARK_NICE``),
-so an edit does not wait behind other users' simulations. With
+so an edit does not wait behind other users' simulations. The background placements
+(searches, large scenarios: ``dashboard.jobs.in_background``) run in
+``SLOTSCOPE_SEARCH_PROCESSES=N`` search processes of their own at the same lower
+priority (the Procfile's ``--env``; ``run`` starts ``SEARCH_PROCESSES`` unless the
+variable says otherwise; 0: in the server's background threads), so a search neither
+takes the request threads' GIL nor holds up a panel. With
 ``SLOTSCOPE_PLACEMENT_PROCESSES=N`` (gunicorn's ``--env``, or the environment of
-``run``) placements are evaluated in N processes of their own
+``run``) the other placements are evaluated in N processes of their own
 (:func:`dashboard.compute.start_processes`) and the request threads, which share one
 GIL, keep to the page's own work; off by default: on the shared 2-core machine it was
 measured slower under ``python -m bench load`` (see bench/load.py,
@@ -74,6 +79,7 @@ ASSETS = Path(__file__).resolve().parent.parent / "assets"
 # A request body, at most: the largest drop of files the browser sends (base64: 4/3), plus 1 MB.
 MAX_REQUEST_THREADS = 16  # requests served at once by ``run`` (werkzeug), at most
 MAX_REQUEST_BYTES = importer.MAX_FILES * transfer.UPLOAD_GUARD_BYTES * 4 // 3 + 1_000_000
+SEARCH_PROCESSES = jobs.SEARCH_THREADS  # ``run``'s search processes: one per background thread
 
 cyto.load_extra_layouts()  # dagre, and the SVG export of generateImage
 
@@ -89,7 +95,9 @@ server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
 # comparison results: JSON files in a private (0700) per-user directory
 cache = Cache(server, config={"CACHE_TYPE": "dashboard.jobs.ResultCache"})
 jobs.install(server, cache)
-compute.start_processes(compute.processes_from_env())  # the Procfile asks for them
+compute.start_processes(  # the Procfile asks for them
+    compute.processes_from_env(), compute.processes_from_env(0, compute.SEARCH_PROCESSES_ENV)
+)
 papers.install(server, cache)  # the claims' last results, computed off the requests
 app.layout = layout.serve
 
@@ -136,7 +144,8 @@ def run(
     """Serve the dashboard (``MAX_REQUEST_THREADS`` requests at once, unless ``debug``);
     Spark (``master``, default local[*]) warms up in the job pool."""
     server.config[jobs.MASTER_CONFIG] = master
-    compute.start_processes(compute.processes_from_env())
+    searches = compute.processes_from_env(SEARCH_PROCESSES, compute.SEARCH_PROCESSES_ENV)
+    compute.start_processes(compute.processes_from_env(), searches)
     jobs.job_pool(server).warm(master)
     papers.warm(server)  # the Papers view's claims, unless cached
     if debug:

@@ -25,6 +25,11 @@ With evaluation processes (:func:`start_processes`, ``SLOTSCOPE_PLACEMENT_PROCES
 :func:`evaluate` runs in the process its scenario text hashes to, whose memo
 holds that scenario's whole chain; this process keeps the evaluations it got
 back, so the ranking, compare table and maps share them without asking again.
+With search processes (``SLOTSCOPE_SEARCH_PROCESSES``), the background placements
+(:func:`evaluate_in_background`: the searches and the large scenarios'
+placements, ``dashboard.jobs.in_background``) run in processes of their own at
+niceness ``SEARCH_NICE``: a search never holds up a panel evaluated in the
+foreground, nor takes this process's GIL or the CPU from the page's requests.
 
 Nothing here raises for bad input: a failure comes back as
 ``Evaluation.error``. Schedulers run in process (no Spark), on the scenario
@@ -34,6 +39,7 @@ analysed and observed at.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import logging
@@ -236,12 +242,29 @@ def evaluate(scenario_text: str, scheduler: str, params_text: str, rate: float) 
 
 @lru_cache(maxsize=1024)
 def evaluated(scenario_text: str, scheduler: str, params_key: str, rate: float) -> Evaluation:
-    """:func:`evaluate` of resolved parameters: in an evaluation process when they run
-    (never ``IN_PROCESS`` schedulers), else here."""
+    """:func:`evaluate` of resolved parameters: a background placement
+    (:func:`evaluate_in_background`) in a search process when they run; any other in an
+    evaluation process when they run (never ``IN_PROCESS`` schedulers); else here."""
+    searches = _searches if getattr(_route, "background", False) else None
+    if searches is not None:
+        return searches.evaluate(scenario_text, scheduler, params_key, rate)
     pool = _processes
     if pool is not None and scheduler not in IN_PROCESS:
         return pool.evaluate(scenario_text, scheduler, params_key, rate)
     return evaluate_here(scenario_text, scheduler, params_key, rate)
+
+
+def evaluate_in_background(
+    scenario_text: str, scheduler: str, params_text: str, rate: float
+) -> Evaluation:
+    """:func:`evaluate` for a background placement (``dashboard.jobs.placements``' threads):
+    in a search process when they run (:func:`start_processes`), else as :func:`evaluate`.
+    Memoised here as :func:`evaluate`'s: the panel then reads it at once."""
+    _route.background = True
+    try:
+        return evaluate(scenario_text, scheduler, params_text, rate)
+    finally:
+        _route.background = False
 
 
 def evaluate_here(scenario_text: str, scheduler: str, params_key: str, rate: float) -> Evaluation:
@@ -311,10 +334,17 @@ def _slotscope_from_page(text: str) -> Callable[[Problem, Mapping[str, Any]], An
 
 # Schedulers evaluated in the server process even when evaluation processes run: CP-SAT
 # (``optimal``) solves in C++ threads of its own that release the GIL, and its searches of
-# up to a minute would hold a process every other panel of its scenarios waits for.
+# up to a minute would hold a process every other panel of its scenarios waits for. (From
+# the page, ``optimal`` is a background placement: in a search process when they run.)
 IN_PROCESS = ("optimal",)
 PROCESSES_ENV = "SLOTSCOPE_PLACEMENT_PROCESSES"  # evaluation processes the app starts (0: none)
+SEARCH_PROCESSES_ENV = "SLOTSCOPE_SEARCH_PROCESSES"  # search processes the app starts (0: none)
 MAX_PROCESSES = 4
+# The search processes' niceness (the server's own is 0), as Spark's JVM and workers
+# (``dashboard.jobs.SPARK_NICE``): on a machine of few cores a background search takes the
+# CPU the page's requests leave. Under 20 users (``python -m bench load``) the searches
+# in the server's threads were 64% of its CPU (py-spy) and held its GIL from the panels.
+SEARCH_NICE = 10
 
 
 class EvaluationProcesses:
@@ -328,18 +358,30 @@ class EvaluationProcesses:
     :class:`core.problem.Problem`. A process started by ``spawn`` (never a fork of a
     process with a py4j session, docs/architecture.md) imports the core once; a process
     that dies is replaced, and meanwhile its evaluations run in the server process.
+
+    ``nice``: the processes' niceness (the search processes': ``SEARCH_NICE``). ``work``:
+    what a process runs for an evaluation, a module-level function of
+    (text, scheduler, params_key, rate) (:func:`evaluated`, the process's own memo).
     """
 
-    def __init__(self, processes: int):
+    def __init__(
+        self,
+        processes: int,
+        nice: int = 0,
+        work: Callable[[str, str, str, float], Evaluation] | None = None,
+    ):
         self._pools: list[ProcessPoolExecutor | None] = [None] * processes
         self._lock = threading.Lock()
+        self.nice = nice
+        self.work = work or evaluated
 
     def _pool(self, index: int) -> ProcessPoolExecutor:
         with self._lock:
             pool = self._pools[index]
             if pool is None:
                 context = multiprocessing.get_context("spawn")
-                pool = ProcessPoolExecutor(1, mp_context=context, initializer=_process_ready)
+                ready = functools.partial(_process_ready, self.nice)
+                pool = ProcessPoolExecutor(1, mp_context=context, initializer=ready)
                 self._pools[index] = pool
             return pool
 
@@ -359,7 +401,7 @@ class EvaluationProcesses:
         index = zlib.crc32(text.encode()) % len(self._pools)
         pool = self._pool(index)
         try:
-            return pool.submit(evaluated, text, scheduler, params_key, rate).result()
+            return pool.submit(self.work, text, scheduler, params_key, rate).result()
         except (BrokenProcessPool, OSError, RuntimeError) as err:
             log.warning("evaluation process lost (%s): evaluating in the server", err)
             self._drop(index, pool)
@@ -373,34 +415,51 @@ class EvaluationProcesses:
                 pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _process_ready() -> None:
-    """An evaluation process's start: what it imported lives as long as it does (kept out
-    of the cyclic collector's full passes, as the server does)."""
+def _process_ready(nice: int = 0) -> None:
+    """An evaluation process's start: its niceness raised by ``nice``; what it imported
+    lives as long as it does (kept out of the cyclic collector's full passes, as the server
+    does)."""
+    if nice:
+        os.nice(nice)
     gc.freeze()
 
 
-_processes: EvaluationProcesses | None = None
+_processes: EvaluationProcesses | None = None  # the foreground's evaluation processes
+_searches: EvaluationProcesses | None = None  # the background placements' processes
+_route = threading.local()  # .background: this thread evaluates a background placement
 
 
-def start_processes(processes: int) -> EvaluationProcesses | None:
-    """Evaluate placements in ``processes`` processes from now on (0: in this process);
-    answers the processes (None for 0). Memoised evaluations are kept."""
-    global _processes
+def start_processes(processes: int, searches: int = 0) -> EvaluationProcesses | None:
+    """Evaluate placements in ``processes`` processes from now on (0: in this process), and
+    background placements (:func:`evaluate_in_background`) in ``searches`` processes at
+    niceness ``SEARCH_NICE`` (0: as the others); answers the evaluation processes (None for
+    0). Memoised evaluations are kept."""
+    global _processes, _searches
     if multiprocessing.parent_process() is not None:  # an evaluation process itself (spawn
         return None  # imports the server's main module again): evaluate here
-    old, _processes = _processes, None
-    if old is not None:
-        old.shutdown()
+    old = (_processes, _searches)
+    _processes = _searches = None
+    for pool in old:
+        if pool is not None:
+            pool.shutdown()
     if processes > 0:
         _processes = EvaluationProcesses(min(processes, MAX_PROCESSES))
         _processes.warm()
+    if searches > 0:
+        _searches = EvaluationProcesses(min(searches, MAX_PROCESSES), nice=SEARCH_NICE)
+        _searches.warm()
     return _processes
 
 
-def processes_from_env(default: int = 0) -> int:
-    """``$SLOTSCOPE_PLACEMENT_PROCESSES`` as a count (``default`` when unset or not a
-    whole number >= 0)."""
-    text = os.environ.get(PROCESSES_ENV, "").strip()
+def search_processes() -> EvaluationProcesses | None:
+    """The background placements' processes (:func:`start_processes`), None when off."""
+    return _searches
+
+
+def processes_from_env(default: int = 0, name: str = PROCESSES_ENV) -> int:
+    """``$SLOTSCOPE_PLACEMENT_PROCESSES`` (or the variable ``name``) as a count
+    (``default`` when unset or not a whole number >= 0)."""
+    text = os.environ.get(name, "").strip()
     return int(text) if text.isdigit() else default
 
 

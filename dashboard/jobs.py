@@ -69,7 +69,8 @@ SESSION_COOKIE = "slotscope_session"  # names a browser session for the per-sess
 
 # Spark's JVM and its Python workers run at this niceness (the server's own at 0): on a
 # machine of few cores a simulation then takes the CPU the page's requests leave, and an
-# edit's panels are not slowed by the simulations of other users.
+# edit's panels are not slowed by the simulations of other users. The background
+# placements' search processes run at the same (``compute.SEARCH_NICE``).
 SPARK_NICE = 10
 
 CACHE_DIR_ENV = "SLOTSCOPE_CACHE_DIR"  # the result cache's directory (default: cache_dir())
@@ -455,7 +456,8 @@ PLACEMENTS_REMEMBERED = 512  # finished background placements remembered as read
 # A queued placement nobody has asked for in this long is dropped before it starts: its page
 # moved on (an edit, another preset) or closed. Pending panels, the what-if table and the
 # Cluster view ask every second; a request waiting for it keeps it. Asked again, it is
-# queued again. (Under 20 users, the searches are 64% of the server's CPU, py-spy.)
+# queued again. (Under 20 users, the searches were 64% of the server's CPU, py-spy; they
+# now run in search processes of their own, see compute.evaluate_in_background.)
 STALE_S = 10.0
 WEB_TIME_LIMIT_S = 60.0  # seconds a search (CP-SAT, slotscope, hetero) may take from the page
 WEB_MAX_BUDGET = 30_000  # slotscope's local-search evaluations per placement from the page
@@ -703,7 +705,8 @@ def panel_key(
     return (text, scheduler, params_text, float(rate))
 
 
-placements = PlacementPool(lambda key: compute.evaluate(*key))
+# a key's placement runs in a search process (niced, its own GIL) when they run
+placements = PlacementPool(lambda key: compute.evaluate_in_background(*key))
 
 
 def page_refusal(text: str) -> str | None:

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from core import spark
+from dashboard import compute, jobs
 from dashboard.jobs import (
     CANCELLED,
     DONE,
@@ -175,3 +176,11 @@ def test_a_queued_placement_nobody_asks_for_any_more_is_dropped_unstarted():
     assert pool.status("edited away").state == REFUSED  # forgotten: not asked for
     assert pool.wait("edited away", 10).ready  # asked again, placed again
     assert started[-1] == "edited away"
+
+
+def test_the_panels_background_placements_are_evaluated_as_background_ones(monkeypatch):
+    asked = []
+    monkeypatch.setattr(compute, "evaluate_in_background", lambda *key: asked.append(key))
+    key = ("scenario text", "slotscope", "{}", 1000.0)  # unique to this test: never done
+    assert jobs.placements.wait(key, 10).ready
+    assert asked == [key]  # in a search process when they run, never with the page's work
