@@ -219,7 +219,8 @@ _REGISTRY: tuple[Figure, ...] = (
         "higher",
         ",.0f",
         "Tuples processed per second by all executors together (each spout tuple, plus every "
-        "tuple each bolt receives) at R_eff = min(offered rate, R*)",
+        "tuple each bolt receives) at R_eff = min(offered rate, R*); not the acked/sec of "
+        "Storm's ThroughputVsLatency (completed spout tuple trees: R_eff per spout component)",
     ),
     Figure(
         "sink_throughput",
@@ -361,9 +362,10 @@ def glossary() -> str:
     """Every figure, one line each: key, label, unit, better, description.
 
     >>> glossary().splitlines()[0]
-    'throughput  Throughput [tuples/s], higher is better: Tuples processed per second by all \
+    "throughput  Throughput [tuples/s], higher is better: Tuples processed per second by all \
 executors together (each spout tuple, plus every tuple each bolt receives) at R_eff = \
-min(offered rate, R*)'
+min(offered rate, R*); not the acked/sec of Storm's ThroughputVsLatency (completed \
+spout tuple trees: R_eff per spout component)"
     """
     lines = []
     for f in FIGURES.values():

@@ -19,7 +19,10 @@ costs (latency, CPU, memory: L/F's "improves by 139.2%") and
 Throughput is measured where the papers measured it: at the maximum
 sustainable rate R* when their spouts ran flat out (TOP-Storm, Nasiri: the
 gain is the ratio of R*), at the offered rate otherwise (L/F's 1 KB every
-1 ms), where it can differ only when one placement saturates.
+1 ms), where it can differ only when one placement saturates. L/F's figure is
+what Storm 1.2.3's ThroughputVsLatency prints as "acked/sec": the spouts'
+acked tuple trees per second (:func:`acked_per_s`), not the tuples every
+executor processes (the ``throughput`` of a ``simulate`` row, ackers included).
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ class Figures:
     cohesion: float = 0.0
     coupling: float = 0.0
     bolt_instances: tuple[int, ...] = ()
+    # the spouts' acked tuple trees per second (acked_per_s): ThroughputVsLatency's figure
+    acked_per_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -236,11 +241,15 @@ def measure_placement(scenario: Scenario, schedule) -> Figures:
         for r in range(TRACE_REPLICAS)
     ]
     cores = {n.id: n.sockets * n.cores for n in scenario.cluster.nodes}
-    placement = schedule_metrics(schedule, build_graph(scenario, schedule.parallelism))
+    graph = build_graph(scenario, schedule.parallelism)
+    placement = schedule_metrics(schedule, graph)
     fed = {s.target for s in scenario.topology.streams}
     return Figures(
         max_rate=an.max_rate,
         throughput=an.throughput,
+        acked_per_s=acked_per_s(
+            an.effective_rate, len(graph.spouts), scenario.topology.reliable_spouts
+        ),
         latency_ms=_replica_mean(run["mean"] for run in runs),
         p99_ms=_replica_mean(run["p99"] for run in runs),
         cpu_cores=sum(u * cores[n] for n, u in an.cpu_util.items()),
@@ -252,6 +261,41 @@ def measure_placement(scenario: Scenario, schedule) -> Figures:
             schedule.parallelism[c.id] for c in scenario.topology.components if c.id in fed
         ),
     )
+
+
+def acked_per_s(effective_rate: float, spout_components: int, reliable: bool) -> float:
+    """The spouts' acked tuples per second, as Storm 1.2.3's ThroughputVsLatency prints it.
+
+    ``printMetrics`` (storm-starter ``ThroughputVsLatency.java`` at v1.2.3) sums the
+    ":all-time" acked counts of the spout's executors over every stream, and prints the
+    increase since its last call over the uptime since then (every 30 s) as "acked/sec":
+    tuple trees completed per second, not the tuples every executor processes. A spout
+    tuple is acked once, when its tree completes (with ackers), or as it is emitted when
+    the topology runs none; one emitted without a message id is never acked
+    (``send-spout-msg`` in ``daemon/executor.clj``; sampled stats are scaled back by the
+    sample rate, ``stats.clj``). In the model every tree completes at R_eff =
+    min(offered, R*) per spout component, so the figure is R_eff x spout components.
+
+    Parameters
+    ----------
+    effective_rate : float
+        R_eff, tuples/s per spout component (:attr:`core.simulator.Analysis.effective_rate`).
+    spout_components : int
+        Spout components of the topology (ThroughputVsLatency has one, ``spout``).
+    reliable : bool
+        Whether the spouts emit with message ids (``topology.reliable_spouts``).
+
+    Returns
+    -------
+    float
+        Acked tuples per second, summed over the spouts' executors.
+
+    Examples
+    --------
+    >>> acked_per_s(10_000.0, 1, True), acked_per_s(500.0, 2, True), acked_per_s(500.0, 1, False)
+    (10000.0, 1000.0, 0.0)
+    """
+    return effective_rate * spout_components if reliable else 0.0
 
 
 def _replica_mean(values: Iterable[float | None]) -> float:
@@ -275,8 +319,15 @@ def _bolt(f: Figures, index: int) -> float:
 
 
 def _throughput(claim: Claim, f: Figures) -> float:
-    return f.max_rate if claim.paper in SATURATED_PAPERS else f.throughput
+    """The throughput a paper measured: R* where its spouts ran flat out, else the spouts'
+    acked tuples per second at the offered rate (L/F: ThroughputVsLatency's acked/sec)."""
+    return f.max_rate if claim.paper in SATURATED_PAPERS else f.acked_per_s
 
+
+# ThroughputVsLatency sums the workers' user + sys CPU ms (storm-metrics' sigar CPUMetric:
+# the process's CPU since its last report) per metrics bucket; L/F's buckets are 10 s
+# (Sec. 4.5: "measured every 10 s"), so its R_U_CPU in seconds is cores busy x 10 s.
+LF_METRICS_BUCKET_S = 10.0
 
 Measure = Callable[[Claim, Figures, "Figures | None"], float]
 
@@ -290,6 +341,8 @@ MEASURES: dict[str, Measure] = {
     "memory_change": lambda c, s, b: _pct(s.memory_mb / b.memory_mb),
     "latency_reduction": lambda c, s, b: (1.0 - s.latency_ms / b.latency_ms) * 100.0,
     "latency_ms": lambda c, s, b: s.latency_ms,
+    "cpu_seconds": lambda c, s, b: s.cpu_cores * LF_METRICS_BUCKET_S,
+    "memory_mb": lambda c, s, b: s.memory_mb,
     "nodes_used": lambda c, s, b: float(s.nodes_used),
     "cohesion_gain": lambda c, s, b: _pct_of_metric(s.cohesion, b.cohesion),
     "coupling_change": lambda c, s, b: _pct_of_metric(s.coupling, b.coupling),
@@ -297,7 +350,8 @@ MEASURES: dict[str, Measure] = {
     "bolt2_instances": lambda c, s, b: _bolt(s, 1),
 }
 COUNTS = frozenset({"nodes_used", "bolt1_instances", "bolt2_instances"})  # exact figures
-RELATIVE = frozenset(MEASURES) - {"latency_ms"} - COUNTS
+ABSOLUTE = frozenset({"latency_ms", "cpu_seconds", "memory_mb"})  # a figure, not a change
+RELATIVE = frozenset(MEASURES) - ABSOLUTE - COUNTS
 
 
 def measure(
@@ -558,8 +612,8 @@ def table(rows: Sequence[Row], verbose: bool = False, width: int = TABLE_WIDTH) 
     if trained:
         lines.append(
             cut(
-                f"{len(trained)} of the reproduced are training claims (bench.calibrate fits "
-                "a constant to them; --json: 'training')",
+                f"{len(trained)} of the reproduced are training claims (a constant is fitted "
+                "to or taken from them; --json: 'training')",
                 width,
             )
         )

@@ -94,8 +94,12 @@ MEASURED = {
     "memory_change": "memory_mb",
     "latency_reduction": "latency_ms.mean",
     "latency_ms": "latency_ms.mean",
+    "memory_mb": "memory_mb",
     "nodes_used": "nodes_used",
 }
+# absolute measures in a unit of their own: (label, unit); L/F's R_U_CPU is CPU seconds per
+# 10 s bucket (core.reproduce.LF_METRICS_BUCKET_S)
+OWN_UNIT = {"cpu_seconds": ("CPU time per 10 s", "s")}
 # measures of a placement's structure, not figures of core.figures: their labels
 STRUCTURE = {
     "cohesion_gain": "Cohesion (L/F's, Fig. 6a)",
@@ -109,7 +113,7 @@ COLUMNS = (
     ("claim", "Claim", None),
     ("paper_text", "Paper's figure", 142),
     ("ours_text", "Ours", 100),
-    ("verdict_label", "Verdict", 148),
+    ("verdict_label", "Verdict", 160),  # "sensitive to CPU" whole at 13 px
     ("why", "Reason", 92),
 )
 RIGHT = {"paper_text", "ours_text"}
@@ -128,6 +132,8 @@ def figure_of(measure: str) -> str:
     """
     if measure in STRUCTURE:
         return STRUCTURE[measure] + (", change (%)" if measure in RELATIVE else " (count)")
+    if measure in OWN_UNIT:
+        return "{} ({})".format(*OWN_UNIT[measure])
     figure = FIGURES[MEASURED[measure]]
     if measure in RELATIVE:
         return f"{figure.label}, change (%)"
@@ -153,7 +159,7 @@ def value_text(measure: str, value: float | None) -> str:
         return f"{value:.0f} node" + ("" if value == 1 else "s")
     if measure in STRUCTURE:
         return f"{value:.0f} executors"
-    unit = FIGURES[MEASURED[measure]].unit
+    unit = OWN_UNIT[measure][1] if measure in OWN_UNIT else FIGURES[MEASURED[measure]].unit
     return f"{value:.3g} {unit}".strip()
 
 

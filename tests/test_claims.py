@@ -82,6 +82,8 @@ def test_training_set_is_declared_and_small():
         "lf/pageview-even-latency-ms",
         "lf/pageview-lf-latency-ms",
         "lf/pageview-cpu",
+        "lf/pageview-even-memory-mb",  # the presets' used heap per worker is its figure / 8
+        "lf/pageview-unique-even-memory-mb",
     ]
 
 
@@ -112,9 +114,33 @@ def test_lf_fig6_claims_are_the_papers():
 def test_lf_page_view_claims_carry_no_known_gap():
     # Sec. 4.5, Figs. 12-13: measured as ThroughputVsLatency measures (complete latency with
     # Storm 1.2.3's one acker per worker, used heap per worker), all twelve reproduce
-    page_view = [c for c in CLAIMS if c.id.startswith("lf/pageview")]
-    assert len(page_view) == 12
+    page_view = [c for c in CLAIMS if c.id.startswith("lf/pageview") and "-cpu-s" not in c.id]
+    assert len(page_view) == 16  # with the absolute memory of Figs. 12f, 13f
     assert [c.id for c in page_view if c.known_gap] == []
+
+
+def test_lf_page_view_absolute_resources_are_the_papers():
+    # Sec. 4.5: "The R_U_CPU of the even job scheduler is 38.94 s on average, and that of
+    # the L/F job scheduler is 25.56 s [...] The R_U_Mem of the even job scheduler is 591.2 MB
+    # on average, and that of the L/F job scheduler is 298.5 MB"; Fig. 13: 32.62 / 23.97 s,
+    # 592.5 / 299.1 MB
+    values = {c.id: c.paper_value for c in CLAIMS if c.measure in ("cpu_seconds", "memory_mb")}
+    assert values == {
+        "lf/pageview-even-cpu-s": 38.94, "lf/pageview-even-memory-mb": 591.2,
+        "lf/pageview-lf-cpu-s": 25.56, "lf/pageview-lf-memory-mb": 298.5,
+        "lf/pageview-unique-even-cpu-s": 32.62, "lf/pageview-unique-even-memory-mb": 592.5,
+        "lf/pageview-unique-lf-cpu-s": 23.97, "lf/pageview-unique-lf-memory-mb": 299.1,
+    }  # fmt: skip
+    for cid in values:
+        assert _claim(cid).baseline is None and _claim(cid).measure not in RELATIVE
+
+
+def test_lf_cpu_seconds_are_cores_over_the_10_s_bucket():
+    """ThroughputVsLatency sums the workers' CPU ms per metrics bucket; L/F's is 10 s."""
+    claim = _claim("lf/pageview-even-cpu-s")
+    busy = Figures(1, 1, 1, 1, 3.894, 591.2, 8)  # 3.894 cores busy
+    assert MEASURES["cpu_seconds"](claim, busy, None) == pytest.approx(38.94)
+    assert MEASURES["memory_mb"](_claim("lf/pageview-lf-memory-mb"), busy, None) == 591.2
 
 
 def test_cohesion_and_coupling_measures_by_hand():

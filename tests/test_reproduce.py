@@ -8,9 +8,11 @@ from core.claims import CLAIMS, Claim
 from core.model import with_changes
 from core.presets import preset
 from core.reproduce import (
+    MEASURES,
     SENSITIVE,
     Figures,
     Row,
+    acked_per_s,
     figures,
     has_cpu_range,
     judge,
@@ -81,6 +83,38 @@ def test_figures_measures_memory_and_cpu():
     f = figures("lf-linear", "lf")
     assert isinstance(f, Figures)
     assert f.memory_mb > 0 and f.cpu_cores > 0 and f.latency_ms > 0
+
+
+def test_lf_throughput_is_the_spouts_acked_rate_not_every_executors_tuples():
+    """ThroughputVsLatency's acked/sec on lf-linear: one PO1 instance acks 1,000 trees/s;
+    the executors together process 16,000 tuples/s (8 POs x 1,000, and the acker's
+    8,000 acks: the spout's init and one per bolt tuple)."""
+    for scheduler in ("lf", "even"):
+        f = figures("lf-linear", scheduler)
+        assert f.max_rate > 1000.0  # unsaturated: every offered tree completes
+        assert f.acked_per_s == pytest.approx(1000.0)
+        assert f.throughput == pytest.approx(16 * 1000.0)
+
+
+def test_an_lf_throughput_claim_compares_acked_rates_a_saturated_paper_r_star():
+    lf = Claim("x", "lf", "t", "s", "throughput_gain", ("lf-descent-x10",), "lf", "even", 1, (0, 2))
+    top = _claim(39.0, (19.5, 78.0))
+    # the subject's executors process more tuples (say, more ack traffic) but its spouts
+    # complete fewer trees: L/F's measure follows the acked trees, TOP-Storm's R*
+    subject = Figures(900.0, 20_000.0, 1, 1, 1, 1, 8, acked_per_s=800.0)
+    baseline = Figures(600.0, 16_000.0, 1, 1, 1, 1, 8, acked_per_s=1000.0)
+    gain = MEASURES["throughput_gain"]
+    assert gain(lf, subject, baseline) == pytest.approx(-20.0)
+    assert gain(top, subject, baseline) == pytest.approx(50.0)
+
+
+@pytest.mark.parametrize(
+    ("rate", "spouts", "reliable", "expected"),
+    [(10_000.0, 1, True, 10_000.0), (250.0, 2, True, 500.0), (250.0, 2, False, 0.0)],
+)
+def test_acked_per_s_counts_every_spout_components_trees(rate, spouts, reliable, expected):
+    # a spout emitting without a message id is never acked (Storm 1.2.3 executor.clj)
+    assert acked_per_s(rate, spouts, reliable) == expected
 
 
 def test_table_lists_every_row_and_the_counts():
