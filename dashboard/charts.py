@@ -13,6 +13,7 @@ from dashboard import export, ids, ranking, registry, sweep_view
 from dashboard.colors import BETTER, MUTED, WORSE
 from dashboard.figures import (
     DIFF_FIGURES,
+    SMALL_TEXT,
     cpu_heatmap,
     difference_rows,
     empty_figure,
@@ -65,7 +66,8 @@ def signed(figure: Any, scenario: str) -> Any:
     if title.endswith("</span>"):
         title = f"{title[: -len('</span>')]} · scenario {scenario}</span>"
     else:
-        title = f"{title}<br><span style='font-size:11px;color:{MUTED}'>scenario {scenario}</span>"
+        note = f"<span style='font-size:{SMALL_TEXT}px;color:{MUTED}'>scenario {scenario}</span>"
+        title = f"{title}<br>{note}"
     figure.update_layout(title_text=title)
     return figure
 

@@ -87,8 +87,13 @@ DAG_STYLESHEET: list[dict[str, Any]] = [
 
 def _layer(z: int) -> dict[str, Any]:
     """Draw order on a placement map, whose boxes are plain nodes placed over each other:
-    node boxes 0, inter-worker edges 1, inter-node edges 2, slots 3, executor dots 4."""
+    inter-worker edges 0, inter-node edges 1, node boxes 2, slots 3, executor dots 4. A
+    node's label is drawn with its box, so the edges pass under it rather than cross it;
+    the box is translucent (``NODE_BOX_OPACITY``) and the edges show, paler, through it."""
     return {"z-index-compare": "manual", "z-index": z}
+
+
+NODE_BOX_OPACITY = 0.55  # of a node box's fill: the edges under it stay visible
 
 
 def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> list[dict[str, Any]]:
@@ -100,6 +105,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
             "style": {
                 "shape": "round-rectangle",
                 "background-color": "#f8fafc",
+                "background-opacity": NODE_BOX_OPACITY,
                 "border-width": 1.5,
                 "border-color": "#94a3b8",
                 "label": "data(label)",
@@ -115,11 +121,11 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "width": "data(w)",
                 "height": "data(h)",
                 "text-background-color": "#ffffff",
-                "text-background-opacity": 0.85,
+                "text-background-opacity": 1,  # the edges under it do not show through
                 "text-background-padding": "2px",
                 "color": INK,
                 "padding": 0,
-                **_layer(0),
+                **_layer(2),
             },
         },
         {
@@ -198,7 +204,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
                 "opacity": 0.5,
                 "target-arrow-shape": "triangle",
                 "arrow-scale": 0.6,
-                **_layer(1),
+                **_layer(0),
             },
         },
         {
@@ -206,7 +212,7 @@ def map_stylesheet(show_all_edges: bool = False, slices: int = PIE_SLICES) -> li
             "style": {
                 "line-color": TRAFFIC_COLORS["inter_node"],
                 "target-arrow-color": TRAFFIC_COLORS["inter_node"],
-                **_layer(2),
+                **_layer(1),
             },
         },
         {

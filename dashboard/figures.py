@@ -29,6 +29,7 @@ TRAFFIC_KINDS = ("intra_worker", "inter_worker", "inter_node")
 LOG_RATIO = 100.0  # a value axis turns logarithmic when its largest bar is this x its smallest
 LOG_NOTE = "log scale: one scheduler is over 100x another"
 SAME_LOAD = 0.005  # throughputs within 0.5% of each other count as the same
+SMALL_TEXT = 12  # px: a chart's least text (notes, legends), legible across a room (issue 24)
 
 
 def ok_rows(rows: Sequence[Row]) -> list[Row]:
@@ -102,7 +103,9 @@ def _log_axis(fig: go.Figure, col: int | None = None) -> bool:
 def _titled(title: str, subtitle: str = "", log: bool = False) -> str:
     """A chart title with a second, smaller line saying what is counted (and a log scale)."""
     note = "; ".join(part for part in (subtitle, LOG_NOTE if log else "") if part)
-    return f"{title}<br><span style='font-size:11px;color:{MUTED}'>{note}</span>" if note else title
+    if not note:
+        return title
+    return f"{title}<br><span style='font-size:{SMALL_TEXT}px;color:{MUTED}'>{note}</span>"
 
 
 def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> go.Figure:
@@ -118,7 +121,7 @@ def _style(fig: go.Figure, title: str, y_title: str = "", x_title: str = "") -> 
             "y": 1.0,
             "x": 1.01,
             "xanchor": "left",
-            "font": {"size": 11},
+            "font": {"size": SMALL_TEXT},
             "tracegroupgap": 2,
         },
         height=340,
@@ -231,7 +234,7 @@ def throughput_figure(rows: Sequence[Row], rate: float, colors: Mapping[str, str
             x=0.0,
             y=-0.16,
             xanchor="left",
-            font={"size": 11, "color": MUTED},
+            font={"size": SMALL_TEXT, "color": MUTED},
         )
         fig.update_layout(margin={"b": 72})
     return fig
@@ -288,10 +291,11 @@ def sweep_figure(rows: Sequence[Row], colors: Mapping[str, str]) -> go.Figure:
                 row=1,
                 col=col,
             )
-    fig.update_annotations(font={"size": 11, "color": MUTED})
+    fig.update_annotations(font={"size": SMALL_TEXT, "color": MUTED})
     log = [_log_axis(fig, col) for col in (1, 2)]
     title = _titled("Offered-rate sweep", "throughput and p99 as the offered rate grows", any(log))
     _style(fig, title, x_title="")
+    fig.update_layout(margin={"t": 88})  # the subplots' titles clear of the two-line title
     fig.update_xaxes(title_text=f"offered rate ({left.unit} per spout)")
     fig.update_yaxes(title_text=left.unit, row=1, col=1)
     fig.update_yaxes(title_text=right.unit, row=1, col=2)
