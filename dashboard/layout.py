@@ -4,13 +4,18 @@
 first paint needs no callback. It reads the view a shared URL names from the
 layout request's Referer (the page's own URL): a stored view (``view=ID``,
 :mod:`dashboard.view_state`) with its scenario, edits and imports, rate,
-schedulers and parameters, else the preset, schedulers and rate of the query;
-so a link's first paint is already the linked scenario, never the default
-preset swapped afterwards. What the first render cannot carry (the compare
-pair, the what-if) and a browser that sends no Referer are left to the scenario
-bar's restore, which applies the URL after the first paint.
+schedulers and parameters, else the preset, schedulers and rate of the query
+(a large preset too: its topology set when the page can hold it, as the preset
+box loads it, else the default preset); so a link's first paint is already the
+linked scenario, never the default preset swapped afterwards. What the first
+render cannot carry (the compare pair, the what-if) and a browser that sends no
+Referer are left to the scenario bar's restore, which applies the URL after the
+first paint.
 The request for the page itself starts placing its panels (:func:`prefetch`),
-so that work overlaps the browser's loading of the scripts.
+so that work overlaps the browser's loading of the scripts. A large scenario's
+panels (placed in the background, :func:`dashboard.jobs.in_background`) are served
+pending, done or not, and each panel's poll draws its own: nine panels of
+storm-large-cluster-03 (2,174 executors) drawn in the layout made it 11.5 MB.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from core.registry import SCHEDULERS
 from dashboard import (
     charts,
     cluster_view,
+    compute,
     editors,
     ids,
     jobs,
@@ -44,7 +50,7 @@ from dashboard import (
 from dashboard import glossary as page_glossary
 from dashboard.rows import scenario_rows
 from dashboard.static_html import static
-from dashboard.transfer import PRESENT_DEFAULT, parse_present, parse_query
+from dashboard.transfer import PRESENT_DEFAULT, parse_present
 
 log = logging.getLogger(__name__)
 DEFAULT_PRESET = "wordcount"
@@ -121,10 +127,17 @@ def requested_view() -> tuple[str, list[str], bool]:
 
 
 def view_of(query: str) -> tuple[str, list[str], bool]:
-    """The preset, schedulers and presentation flag a page URL's query names."""
+    """The preset, schedulers and presentation flag a page URL's query names.
+
+    The preset may be a large one the page can hold (:func:`dashboard.view_state.too_large`
+    says none), loaded as the preset box loads it; one too large gives the default preset
+    (the scenario bar's restore then says why and opens the Cluster view on it).
+    """
     name, selected, pair = None, None, None
     if query:
-        name, selected = parse_query(query, PRESETS, SCHEDULERS)
+        asked = view_state.read_query(query)
+        name = asked.preset if view_state.loaded_kind(asked.preset) == "preset" else None
+        selected = asked.schedulers
         pair = parse_present(query, SCHEDULERS)
     default = DEFAULT_PRESET if DEFAULT_PRESET in PRESETS else next(iter(PRESETS))
     if pair:
@@ -272,19 +285,31 @@ def await_prefetch(name: str, selected: Sequence[str]) -> None:
 def _place_panels(name: str, selected: list[str]) -> None:
     """Place the panels of a preset's view (at its own rate) or of a stored view (``name``
     its id), the caches keeping the placements for the layout request."""
-    if name in PRESETS:
+    if view_state.loaded_kind(name) == "preset":  # a preset's name, large or not
         scenario, params, rate = preset(name), registry.default_params(selected), None
     else:
         stored = view_state.store().load(name)
         scenario = validate_scenario(stored.scenario or view_state.base_scenario(stored.loaded))
         params, rate = registry.params_for(selected, stored.params), stored.rate
+    data = scenario.to_json_dict()
     panels.layout(
-        scenario.to_json_dict(),
+        data,
         selected,
         params,
         rate if rate is not None else scenario.workload.rate,
         wait_s=0.0,  # searches are queued in the background pool, not waited for here
+        draw_placed=draws_placed(data, selected),
     )
+
+
+def draws_placed(data: dict[str, Any], selected: Sequence[str]) -> bool:
+    """Whether the page's first layout draws the background placements already done: not
+    when the scenario is large (every panel placed in the background); its panels are
+    then served pending and each poll draws one, so the layout stays the size of its
+    scenario (storm-large-cluster-03, 2,174 executors: 0.65 MB, against 11.5 MB with its
+    nine panels drawn, about 1.25 MB each)."""
+    text = compute.canonical(data)
+    return not any(jobs.in_background(s, text) for s in selected if s not in compute.SEARCHES)
 
 
 def serve() -> html.Div:
@@ -300,6 +325,7 @@ def serve() -> html.Div:
     await_prefetch(*_prefetch_key(view))
     scenario, selected, params, rate = view.scenario, view.selected, view.params, view.rate
     data = scenario.to_json_dict()
+    draw_placed = draws_placed(data, selected)
     return html.Div(
         className="page present" if view.presenting else "page",
         children=[
@@ -319,7 +345,15 @@ def serve() -> html.Div:
                     ),
                     scenario_bar.layout(view.loaded, selected, params, rate),
                     # the placements come before the editors: the first screen shows one
-                    panels.layout(data, selected, params, rate),
+                    # a large scenario's panels are served pending: their polls draw them
+                    panels.layout(
+                        data,
+                        selected,
+                        params,
+                        rate,
+                        wait_s=panels.SERVE_WAIT_S if draw_placed else 0.0,
+                        draw_placed=draw_placed,
+                    ),
                     editors.layout(scenario_rows(scenario), set_page.shown(scenario)),
                     charts.layout(),
                     papers.layout(),

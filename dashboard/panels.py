@@ -93,6 +93,8 @@ def progress_note(scheduler: str, status: PlacementStatus) -> list[Any]:
     """
     if status.state == REFUSED:
         text, kind = f"Not placed: {status.message}.", "alert-error"
+    elif status.ready:  # placed, not drawn in the page served (see ``frames``)
+        text, kind = "Placed in the background: drawing it…", "alert-warn"
     elif status.state == QUEUED:
         text, kind = (
             f"Waiting for a background thread ({status.ahead} placements ahead)…",
@@ -224,10 +226,13 @@ def frames(
     show_all_edges: bool = False,
     compared: Mapping[str, Any] | None = None,
     wait_s: float = EDIT_WAIT_S,
+    draw_placed: bool = True,
 ) -> list[html.Div]:
     """The panels of the selected schedulers, filled in when the scenario and rate are given
     (the ``compared`` pair's moved executors outlined); background placements are waited
-    for ``wait_s`` seconds in all, then shown pending."""
+    for ``wait_s`` seconds in all, then shown pending. ``draw_placed`` False: background
+    placements already done are shown pending too, and each panel's poll draws its own
+    (a page of large panels is then not one response of them all)."""
     colors = registry.colors()
     chosen = [s for s in selected if s in SCHEDULERS]
     if not chosen:
@@ -243,7 +248,7 @@ def frames(
     out = []
     for s in chosen:
         _, _, params_text, _ = panel_key(text, s, params, float(rate))
-        if s in pending and not pending[s].ready:
+        if s in pending and not (pending[s].ready and draw_placed):
             content = pending_content(s, pending[s])
             out.append(frame(s, colors[s], content, map_stylesheet(show_all_edges), True))
             continue
@@ -286,9 +291,11 @@ def layout(
     params: Mapping[str, Mapping[str, Any]],
     rate: float,
     wait_s: float = SERVE_WAIT_S,
+    draw_placed: bool = True,
 ) -> html.Section:
     """The placements section, panels filled in (background placements waited for
-    ``wait_s`` seconds in all, then shown pending)."""
+    ``wait_s`` seconds in all, then shown pending; with ``draw_placed`` False, shown
+    pending even when done: see :func:`frames`)."""
     deadline = time.monotonic() + wait_s
     compared = first_pair(scenario_data, selected, params, rate, wait_s)
     left = max(0.0, deadline - time.monotonic())
@@ -320,6 +327,7 @@ def layout(
                     rate,
                     compared=compared,
                     wait_s=left,
+                    draw_placed=draw_placed,
                 ),
                 id=ids.PANELS,
                 className="panels",

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from browser.duo_helpers import cell_element, click, edit_cell, executor_count, wait_until
+from browser.duo_helpers import _cy, cell_element, click, edit_cell, executor_count, wait_until
 from core.presets import preset
-from dashboard import ids, set_page
+from dashboard import ids, panels, set_page
+from dashboard.compute import SEARCHES
+from dashboard.registry import default_selection
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +46,8 @@ def _dropdown_text(duo, element_id: str) -> str:
 
 def _first_render(duo, link: str) -> dict[str, dict[str, Any]]:
     """The props of every component with an id in the page's first layout response, as the
-    browser asks for it when it opens ``link`` (the page's URL as its Referer)."""
+    browser asks for it when it opens ``link`` (the page's URL as its Referer); a dict id
+    (a panel's own) is keyed by its JSON with sorted keys."""
     ask = urllib.request.Request(f"{duo.server_url}/_dash-layout", headers={"Referer": link})
     with urllib.request.urlopen(ask, timeout=WAIT_S) as answer:
         tree = json.load(answer)
@@ -59,6 +62,8 @@ def _first_render(duo, link: str) -> dict[str, dict[str, Any]]:
             if isinstance(props, dict):
                 if isinstance(props.get("id"), str):
                     found[props["id"]] = props
+                elif isinstance(props.get("id"), dict):
+                    found[json.dumps(props["id"], sort_keys=True)] = props
                 for value in props.values():
                     walk(value)
 
@@ -163,6 +168,16 @@ LARGE_FITS = "storm-large-cluster-03"  # 2,174 executors with ackers: the page l
 LARGE_TOO = "storm-large-cluster-01"  # 27,440: over the page's 5,000, the Cluster view draws it
 
 
+def _panel_key(kind: str, scheduler: str) -> str:
+    """A panel component's key in :func:`_first_render`'s answer."""
+    return json.dumps({"type": kind, "sched": scheduler}, sort_keys=True)
+
+
+def _map_nodes(duo, scheduler: str) -> int:
+    """Nodes drawn in a scheduler's placement map (machines, slots, executors)."""
+    return duo.driver.execute_script(f"return {_cy(scheduler, 'placement-map')}.nodes().length")
+
+
 def _settled_plain(duo) -> str | None:
     """The page's URL once it names the view on screen (a view that needs no id)."""
     url = duo.driver.current_url
@@ -171,20 +186,32 @@ def _settled_plain(duo) -> str | None:
 
 
 def test_a_link_to_a_large_preset_loads_its_set_with_no_view_id(page):
+    first = _first_render(page, f"{page.server_url}/?preset={LARGE_FITS}")  # the first paint
+    assert first[ids.PRESET]["value"] == first[ids.LOADED_STORE]["data"] == LARGE_FITS
+    assert len(first[ids.SCENARIO_STORE]["data"]["topologies"]) == 50  # no wordcount first
+    assert "wordcount" not in first[ids.SCENARIO_TITLE]["children"].lower()
+    shown = default_selection()
+    for s in shown:  # 2,174 executors: every panel placed in the background, served pending
+        assert first[_panel_key(panels.PANEL_POLL_TYPE, s)]["disabled"] is False
+        assert first[_panel_key(ids.MAP_TYPE, s)]["elements"] == []
     page.driver.get(f"{page.server_url}/?preset={LARGE_FITS}")
     words = f"#{set_page.SET_WORDS}"
     wait_until(
         lambda: page.find_element(words).text.startswith("A set of 50 topologies (2,174"),
         timeout=WAIT_S,
     )
-    assert _dropdown_text(page, ids.PRESET) == LARGE_FITS
+    # the preset box is a lazy component: the panels' drawing may hold its mount back
+    wait_until(lambda: _dropdown_text(page, ids.PRESET) == LARGE_FITS, timeout=WAIT_S)
     assert _value(page, ids.RATE) == "1000"  # the preset's stated default rate
     link = wait_until(
         lambda: LARGE_FITS in (_settled_plain(page) or "") and _settled_plain(page),
         timeout=WAIT_S,
     )
     assert "view=" not in link  # unedited: the preset's own set, no stored view
-    assert page.get_logs() == []
+    for s in (s for s in shown if s not in SEARCHES):  # their polls draw the pending panels
+        wait_until(lambda s=s: _map_nodes(page, s) > 0, timeout=WAIT_S)
+    logs = page.get_logs()
+    assert logs == [], "\n".join(entry["message"][-600:] for entry in logs)
 
 
 IN_SIGHT = (
