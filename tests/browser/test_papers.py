@@ -16,10 +16,19 @@ pytestmark = pytest.mark.browser
 GRID = f"#{ids.PAPERS_GRID}"
 
 
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    """The claims' result cache of this file's tests: empty at first, then kept for the
+    whole run, so a store made again (a worker that tore the module's fixtures down
+    between two of its tests) reads the results the first test computed."""
+    return tmp_path_factory.mktemp("papers-cache")
+
+
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """A store of claim results of its own (an empty cache), in place of the app's."""
-    own = papers.ClaimsStore(ResultCache(tmp_path_factory.mktemp("papers-cache")))
+def store(cache_dir):
+    """A store of claim results of its own (an empty cache at first), in place of the
+    app's."""
+    own = papers.ClaimsStore(ResultCache(cache_dir))
     previous = server.extensions.get(papers.EXTENSION)
     server.extensions[papers.EXTENSION] = own
     yield own
@@ -41,9 +50,14 @@ def displayed_rows(page) -> int:
     )
 
 
-def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once(page, store):
+def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once(
+    page, store, monkeypatch
+):
     """The first test of the file: the store is empty, so the view says so until
-    Reproduce has run (in a child process); a page opened afterwards has them at once."""
+    Reproduce has run (in a child process); a page opened afterwards has them at once.
+    The child runs at the tests' own priority here (the server nices it: under `make
+    test` the other worker's tests would then stretch its minute and a half of work)."""
+    monkeypatch.setattr(papers, "CHILD_NICE", 0)
     summary = f"#{ids.PAPERS_SUMMARY}"
     assert store.latest() is None
     assert "Not computed yet" in page.find_element(summary).text
