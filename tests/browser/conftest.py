@@ -19,11 +19,19 @@ from browser.duo_helpers import executor_count, wait_until
 # Results of these tests go to a cache of their own, never the user's.
 os.environ.setdefault("SLOTSCOPE_CACHE_DIR", tempfile.mkdtemp(prefix="slotscope-test-cache-"))
 
+from dash.testing.application_runners import BaseDashRunner  # noqa: E402
+
 from dashboard.app import server  # noqa: E402  (after the cache directory is chosen)
 from dashboard.jobs import WARM_ON_VISIT_CONFIG  # noqa: E402
 
 # Spark starts in ``warm_spark``, before any server: dash_duo kills what starts after it.
 server.config[WARM_ON_VISIT_CONFIG] = False
+
+# dash_duo counts its servers' ports up from one number in every process, so two
+# pytest-xdist workers serving at once collide ("threaded server failed to start"): each
+# worker counts from a range of its own.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+BaseDashRunner._next_port += 1000 * _WORKER
 
 SPARK_MASTER = "local[2]"
 
