@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.hardware import computation_power, processing_speed, total_cores
-from core.model import ACKER_ID, Node, Scenario
+from core.model import ACKER_ID, QUALIFIER, Node, Scenario
 from core.topology import TopologyGraph, component_of, index_of
 from dashboard.glossary import speed_text
 from dashboard.map_geometry import (
@@ -46,6 +46,14 @@ MAX_SLOT_ELEMENTS = 2_000  # above this many slots in the cluster, one pie per n
 MAX_MEMBERS = 64  # executor names a pie carries for drill-down; the rest are counted
 MAX_LINK_PAIRS = 20_000  # node pairs traffic is counted over, at most (else no traffic drawn)
 MAX_TRAFFIC_EDGES = 300  # traffic edges drawn, the heaviest first
+# A set of several topologies with more components than this draws one box per topology
+# in a panel's DAG pane (storm-large-cluster-03's 743 components and 1,059 streams in nine
+# dagre layouts held the browser ~45 s; the same DAG in every panel says nothing a list
+# does not)
+MAX_DAG_COMPONENTS = 120
+TOPOLOGY_BOX_COLOR = "#475569"
+TOPOLOGY_BOX_H = 52
+TOPOLOGY_BOX_CHAR_W = 8.6  # px a character of its 14 px semi-bold label takes, at most
 NODE_AGG_W, NODE_AGG_H = 210, 90  # px: a node's box when the map shows one pie per node
 _PIE_KEYS = tuple((f"pie{i}c", f"pie{i}s") for i in range(1, PIE_SLICES + 1))
 
@@ -113,6 +121,62 @@ def dag_elements(
             }
         )
     return out
+
+
+def summarised_dag(graph: TopologyGraph) -> bool:
+    """Whether a panel's DAG pane shows one box per topology (:func:`topology_elements`):
+    a set of several topologies with more than :data:`MAX_DAG_COMPONENTS` components."""
+    return len(graph.order) > MAX_DAG_COMPONENTS and any(QUALIFIER in c for c in graph.order)
+
+
+def topology_elements(
+    graph: TopologyGraph, parallelism: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """A set's DAG pane as one box per topology (its components and executors, in
+    ``parallelism``), in the set's order, laid out in rows (``preset`` positions); the
+    ackers the set shares are one box more. A box's ``component`` is ``name/``, the prefix
+    of its components, so picking a topology on the set page fades the others' boxes.
+
+    >>> from core.presets import preset
+    >>> from core.topology import build_graph
+    >>> boxes = topology_elements(build_graph(preset("storm-large-cluster-03")))
+    >>> len(boxes), boxes[0]["data"]["label"].splitlines()
+    (51, ['TopologyName00000', '12 components · 197 executors'])
+    """
+    par = parallelism or graph.parallelism
+    members: dict[str, list[str]] = {}
+    for c in graph.order:
+        name = c.split(QUALIFIER, 1)[0] if QUALIFIER in c else c
+        members.setdefault(name, []).append(c)
+    labels = {
+        name: f"{name}\n{len(cs)} component{'s' * (len(cs) != 1)} · "
+        f"{sum(par[c] for c in cs):,} executors"
+        for name, cs in members.items()
+    }
+    width = max(
+        TOPOLOGY_BOX_CHAR_W * max(len(line) for line in label.split("\n")) + 22
+        for label in labels.values()
+    )
+    cols = best_columns(len(labels), width + NODE_GAP_X, TOPOLOGY_BOX_H + NODE_GAP_Y)
+    return [
+        {
+            "data": {
+                "id": f"t:{name}",
+                "label": label,
+                "color": TOPOLOGY_BOX_COLOR,
+                "component": f"{name}{QUALIFIER}" if name != ACKER_ID else ACKER_ID,
+                "components": len(members[name]),
+                "w": width,
+                "h": TOPOLOGY_BOX_H,
+            },
+            "position": {
+                "x": (i % cols) * (width + NODE_GAP_X) + width / 2,
+                "y": (i // cols) * (TOPOLOGY_BOX_H + NODE_GAP_Y) + TOPOLOGY_BOX_H / 2,
+            },
+            "classes": "component topology-box" + (" acker" if name == ACKER_ID else ""),
+        }
+        for i, (name, label) in enumerate(labels.items())
+    ]
 
 
 def stream_slots(graph: TopologyGraph, placement: Mapping[str, Slot]) -> dict[str, list[Slot]]:
@@ -221,10 +285,12 @@ def node_label(node: Node, alpha: float = 0.8) -> str:
     >>> print(node_label(Node(id="n1", cores=4, ghz=3.0, slots=2)))
     n1 · 4c × 3 GHz · 16 GB
     192 GFLOP/s · power 157
+    >>> node_label(Node(id="r0", cores=11, ghz=3.0, ram_gb=57.4502, slots=12)).splitlines()[0]
+    'r0 · 11c × 3 GHz · 57.5 GB'
     """
     sockets = f"{node.sockets}×" if node.sockets > 1 else ""
     return (
-        f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {node.ram_gb:g} GB\n"
+        f"{node.id} · {sockets}{node.cores}c × {node.ghz:g} GHz · {round(node.ram_gb, 1):g} GB\n"
         f"{speed_text(processing_speed(node), node.flops_per_cycle)} · "
         f"power {computation_power(node, alpha):,.0f}"
     )

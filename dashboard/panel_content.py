@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +19,7 @@ from core.figures import FIGURES
 from dashboard.colors import component_colors
 from dashboard.compute import Evaluation, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_LAYOUT, MAP_LAYOUT
-from dashboard.elements import dag_elements, placement_elements
+from dashboard.elements import dag_elements, placement_elements, summarised_dag, topology_elements
 from dashboard.ranking import Standing, simulated_p99, standing
 
 __all__ = ["PanelContent", "panel_content", "parallelism_note", "simulated_p99", "stats"]
@@ -39,11 +39,12 @@ class PanelContent:
     dag: list[dict[str, Any]]
     placement: list[dict[str, Any]]
     decisions: list[Any]
+    dag_layout: dict[str, Any] = field(default_factory=lambda: DAG_LAYOUT)
 
     def layouts(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The two layouts, keyed by the graphs they lay out: cytoscape reruns a layout
         only when the layout itself changes, and new elements need one."""
-        return (layout_for(DAG_LAYOUT, self.dag), layout_for(MAP_LAYOUT, self.placement))
+        return (layout_for(self.dag_layout, self.dag), layout_for(MAP_LAYOUT, self.placement))
 
 
 def layout_for(layout: dict[str, Any], elements: list[dict[str, Any]]) -> dict[str, Any]:
@@ -235,6 +236,15 @@ def panel_content(
     placement = placement_elements(
         scenario, ev.graph, ev.schedule.placement(), colors, traffic=bool(ev.complete)
     )
+    if summarised_dag(ev.graph):  # one box per topology, positioned here
+        return PanelContent(
+            header,
+            note,
+            topology_elements(ev.graph, ev.schedule.parallelism),
+            placement,
+            _decisions(ev),
+            MAP_LAYOUT,
+        )
     return PanelContent(
         header,
         note,

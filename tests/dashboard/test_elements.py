@@ -14,6 +14,8 @@ from dashboard.elements import (
     dag_elements,
     placement_elements,
     slot_links,
+    summarised_dag,
+    topology_elements,
     traffic_elements,
 )
 from dashboard.map_geometry import best_columns
@@ -130,6 +132,28 @@ def test_dag_labels_components_with_parallelism_and_streams_with_grouping():
     assert labels["s:split->__acker"] == ""  # acker streams stay unlabelled
     assert count_by_class(elements, "component") == 4
     assert count_by_class(elements, "stream") == 5
+
+
+def test_a_large_set_draws_one_box_per_topology_with_its_components_and_executors():
+    sc = preset("storm-large-cluster-03")
+    graph = build_graph(sc)
+    assert summarised_dag(graph) and not summarised_dag(build_graph(preset("wordcount")))
+    boxes = topology_elements(graph)
+    names = [t.name for t in sc.topologies]
+    assert [b["data"]["id"] for b in boxes] == [f"t:{n}" for n in names] + ["t:__acker"]
+    first = sc.topologies[0]
+    assert boxes[0]["data"]["label"].splitlines() == [
+        first.name,
+        f"{len(first.components)} components · "
+        f"{sum(c.parallelism for c in first.components)} executors",
+    ]
+    executors = sum(
+        int(b["data"]["label"].split("· ")[1].split()[0].replace(",", "")) for b in boxes
+    )
+    assert executors == sum(graph.parallelism.values())  # every executor in one box, ackers too
+    spots = {(b["position"]["x"], b["position"]["y"]) for b in boxes}
+    assert len(spots) == len(boxes)  # no two boxes on one spot
+    assert all(b["data"]["component"] == f"{n}/" for b, n in zip(boxes, names, strict=False))
 
 
 def test_dag_shows_a_schedulers_own_parallelism():
