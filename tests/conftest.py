@@ -66,16 +66,18 @@ def spark():
     yield session
 
 
-# `make test` runs the suite on two pytest-xdist workers (--dist loadgroup). The
-# browser tests share one dash_duo port and one Chromium per run, and the standalone
-# Spark cluster tests start JVMs of their own: each group runs on one worker, in order,
-# while the other worker takes the rest.
-SERIAL_GROUPS = {"browser": "browser", "cluster": "spark-cluster"}
+# `make test` runs the suite on two pytest-xdist workers (--dist loadgroup, no groups:
+# each test is handed, in collection order, to the first worker free). The browser tests
+# run on both, each worker serving dash_duo on ports of its own (tests/browser/conftest.py):
+# they are over half the suite's time, so one worker alone would take longer than the
+# whole run does now (and pytest 9.2's node ids no longer take xdist 3.8's group suffix,
+# pytest-dev/pytest-xdist#1386, so `xdist_group` marks would group nothing).
+# Tests that others wait for run first: the Papers view's first test reproduces every
+# claim (a minute and a half) and the file's later tests, maybe on the other worker, read
+# its results; queued first, it is done before they are reached.
+RUN_FIRST = ("test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once",)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        for marker, group in SERIAL_GROUPS.items():
-            if item.get_closest_marker(marker) is not None:
-                item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.name not in RUN_FIRST)  # stable: the rest keep order

@@ -41,7 +41,7 @@ def store(cache_dir):
 
 
 FIRST = "test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once"
-SHARED_WAIT_S = 600  # how long a later test waits for the first test's results
+SHARED_WAIT_S = 600  # how long the first test's Reproduce, and a later test, may wait
 
 
 @pytest.fixture(scope="session")
@@ -53,14 +53,20 @@ def shared_doc(tmp_path_factory) -> Path:
     return (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "papers.json"
 
 
+def _started_mark(shared_doc: Path) -> Path:
+    """Left by the first test as it starts: a later test waits for its results only then
+    (not when the first test is still queued, maybe behind it on its own worker)."""
+    return shared_doc.with_suffix(".started")
+
+
 @pytest.fixture
-def computed(store, shared_doc, request):
-    """The store with results: the first test's (waited for when it runs in this
-    session), else computed here. Tests take it before ``page``, so the page opens on the
-    results."""
+def computed(store, shared_doc):
+    """The store with results: the first test's (waited for once it has started, on
+    whichever worker runs it), else computed here. Tests take it before ``page``, so the
+    page opens on the results."""
     if store.latest() is None:
-        first_runs = any(item.name == FIRST for item in request.session.items)
-        deadline = time.monotonic() + (SHARED_WAIT_S if first_runs else 0)
+        started = _started_mark(shared_doc).exists()
+        deadline = time.monotonic() + (SHARED_WAIT_S if started else 0)
         while not shared_doc.exists() and time.monotonic() < deadline:
             time.sleep(1)
         doc = json.loads(shared_doc.read_text()) if shared_doc.exists() else None
@@ -74,8 +80,14 @@ def displayed_rows(page) -> int:
     )
 
 
+@pytest.fixture
+def first_started(shared_doc) -> None:
+    """The first test's mark, left before its browser starts (see :func:`computed`)."""
+    _started_mark(shared_doc).touch()
+
+
 def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_once(
-    page, store, shared_doc, monkeypatch
+    first_started, page, store, shared_doc, monkeypatch
 ):
     """The first test of the file: the store is empty, so the view says so until
     Reproduce has run (in a child process); a page opened afterwards has them at once.
@@ -88,7 +100,7 @@ def test_reproduce_computes_in_the_background_then_a_new_page_shows_results_at_o
     click(page, f"#{ids.PAPERS_RUN}")
     wait_until(lambda: "in the background" in page.find_element(summary).text, timeout=10)
     try:
-        wait_until(lambda: "Computed" in page.find_element(summary).text, timeout=180)
+        wait_until(lambda: "Computed" in page.find_element(summary).text, timeout=SHARED_WAIT_S)
     finally:  # the later tests wait for these results (an empty file: compute your own)
         doc = store.cache.get(store.key)
         shared_doc.write_text(json.dumps(doc) if doc else "")
