@@ -96,6 +96,10 @@ MEASURED = {
     "latency_ms": "latency_ms.mean",
     "memory_mb": "memory_mb",
     "nodes_used": "nodes_used",
+    "p99_ms": "latency_ms.p99",
+    "workers_used": "slots_used",
+    "nodes_reduction": "nodes_used",
+    "utilization_gain": "cpu_util",
 }
 # absolute measures in a unit of their own: (label, unit); L/F's R_U_CPU is CPU seconds per
 # 10 s bucket (core.reproduce.LF_METRICS_BUCKET_S)

@@ -309,3 +309,13 @@ def test_the_table_says_how_many_reproduced_claims_are_training_claims():
     ]
     assert "1 of the reproduced are training claims" in table(rows)
     assert "training claims" not in table([Row(claim, claim.paper_value, "direction")])
+
+
+def test_workers_used_counts_the_placements_worker_processes():
+    # L/F Sec. 4.3: on SW linear (LSP) even uses all eight processes, L/F one
+    assert figures("lf-linear-lsp", "even").workers_used == 8
+    assert figures("lf-linear-lsp", "lf").workers_used == 1
+    f = Figures(1, 1, 1, 17.5, 1, 1, 1, workers_used=3)
+    claim = next(c for c in CLAIMS if c.measure == "p99_ms")
+    assert MEASURES["p99_ms"](claim, f, None) == 17.5
+    assert MEASURES["workers_used"](claim, f, None) == 3.0
