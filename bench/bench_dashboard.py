@@ -17,6 +17,7 @@ component of the page once per callback answered and per component it renders an
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -118,6 +119,85 @@ class CallbackLog:
 
 
 LOG = CallbackLog()
+
+
+class CpuMeter:
+    """CPU seconds per interaction, which the machine's load does not inflate as it does
+    wall time: Chromium's (every process under chromedriver), the server's (this
+    process: werkzeug's threads; and its evaluation or search processes), and of
+    Chromium's the page's main thread as the DevTools Performance domain counts it
+    (scripts, style and layout: what dash-renderer and cytoscape cost)."""
+
+    MAIN_THREAD = ("ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "TaskDuration")
+
+    def __init__(self, driver) -> None:
+        import psutil
+
+        self.driver = driver
+        self.me = psutil.Process()
+        self.browser_root = psutil.Process(driver.service.process.pid)
+        driver.execute_cdp_cmd("Performance.enable", {})
+        self.runs: list[dict[str, float]] = []
+        self._start: dict[str, float] = {}
+
+    @staticmethod
+    def _tree_cpu(root) -> float:
+        import psutil
+
+        total = 0.0
+        for p in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                t = p.cpu_times()
+                total += t.user + t.system
+        return total
+
+    def _server_cpu(self) -> float:
+        import psutil
+
+        t = self.me.cpu_times()
+        total = t.user + t.system
+        for p in self.me.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if p.pid == self.browser_root.pid or p in self.browser_root.children(True):
+                    continue
+                c = p.cpu_times()
+                total += c.user + c.system
+        return total
+
+    def _main_thread(self) -> dict[str, float]:
+        got = self.driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+        values = {m["name"]: float(m["value"]) for m in got}
+        return {k: values.get(k, 0.0) for k in self.MAIN_THREAD}
+
+    def _now(self) -> dict[str, float]:
+        return {
+            "browser": self._tree_cpu(self.browser_root),
+            "server": self._server_cpu(),
+            **self._main_thread(),
+        }
+
+    def start(self) -> None:
+        self._start = self._now()
+
+    def stop(self) -> None:
+        end = self._now()
+        self.runs.append({k: end[k] - self._start.get(k, end[k]) for k in end})
+
+    def take(self) -> list[dict[str, float]]:
+        runs, self.runs = self.runs, []
+        return runs
+
+
+def cpu_line(runs: list[dict[str, float]]) -> str:
+    """p50 of each CPU figure over ``runs`` (:class:`CpuMeter`), one line."""
+    if not runs:
+        return ""
+    med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
+    return (
+        f"CPU p50: Chromium {med['browser']:.2f} s (main thread: task {med['TaskDuration']:.2f},"
+        f" script {med['ScriptDuration']:.2f}, style {med['RecalcStyleDuration']:.2f}, layout"
+        f" {med['LayoutDuration']:.2f}), server {med['server']:.2f} s"
+    )
 
 
 def _free_port() -> int:
@@ -274,9 +354,11 @@ def _percentiles(
     seconds: list[float],
     target: float,
     answered: list[tuple[int, float]] | None = None,
+    cpu: list[dict[str, float]] | None = None,
 ) -> None:
     """One interaction's p50/p95 and its runs, the load, and (``answered``: per run, the
-    callbacks answered and the seconds the server was answering one) the breakdown."""
+    callbacks answered and the seconds the server was answering one) the breakdown;
+    ``cpu``: per run, the CPU seconds (:class:`CpuMeter`)."""
     p50, p95 = np.percentile(np.asarray(seconds), [50, 95])
     flag = "" if p95 < target else f"  (p95 over {target:g} s)"
     runs = ", ".join(f"{s:.2f}" for s in seconds)
@@ -290,6 +372,8 @@ def _percentiles(
             f"  {'':<44} callbacks answered p50 {np.median(counts):.0f}, server busy p50"
             f" {np.median(busy):.2f} s, the rest (browser, network) p50 {np.median(browser):.2f} s"
         )
+    if cpu:
+        print(f"  {'':<44} {cpu_line(cpu)}")
 
 
 def _set(
@@ -298,12 +382,15 @@ def _set(
     props: dict,
     answered: list | None = None,
     drawn: list | None = None,
+    meter: CpuMeter | None = None,
 ) -> float:
     """Set a component's properties as its user would (Dash's set_props: its callbacks
     run), and answer the seconds until the page has settled (background searches done);
     ``answered`` gets the run's callbacks answered and server seconds (:class:`CallbackLog`),
     ``drawn`` the seconds until only the polls of background searches were pending."""
     LOG.take()
+    if meter is not None:
+        meter.start()
     start = time.perf_counter()
     driver.execute_script(SET_PROPS_JS, component, props)
     _wait(lambda: driver.execute_script(BUSY_JS), 1.0)
@@ -312,6 +399,8 @@ def _set(
         drawn.append(time.perf_counter() - start)
     _wait(lambda: driver.execute_script(SETTLED_JS), 60.0)
     seconds = time.perf_counter() - start
+    if meter is not None:
+        meter.stop()
     if answered is not None:
         answered.append(LOG.take())
     return seconds
@@ -326,6 +415,7 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
     from dashboard import ids
 
     print(f"interactions in headless Chromium, {runs} runs each (default schedulers):")
+    meter = CpuMeter(driver)
     url = f"{base_url}/?preset=wordcount"
     driver.get(url)
     _wait(lambda: driver.execute_script(DOTS_JS), 120)
@@ -343,12 +433,19 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
     drawn: list[float] = []
     switches = [
         _set(
-            driver, ids.PRESET, {"value": SWITCH_PRESETS[i % len(SWITCH_PRESETS)]}, answered, drawn
+            driver,
+            ids.PRESET,
+            {"value": SWITCH_PRESETS[i % len(SWITCH_PRESETS)]},
+            answered,
+            drawn,
+            meter,
         )
         for i in range(runs)
     ]
     _percentiles("preset switch, drawn (searches may run)", drawn, INTERACTION_TARGET_S)
-    _percentiles("preset switch (placements drawn)", switches, INTERACTION_TARGET_S, answered)
+    _percentiles(
+        "preset switch (placements drawn)", switches, INTERACTION_TARGET_S, answered, meter.take()
+    )
 
     _set(driver, ids.PRESET, {"value": "wordcount"})
     rows = preset_json("wordcount")["topology"]["components"]
@@ -357,18 +454,26 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
         row = i % len(rows)
         rows = [dict(r) for r in rows]
         rows[row]["parallelism"] = rows[row]["parallelism"] + 1
-        edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}, answered, drawn))
+        edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}, answered, drawn, meter))
     _percentiles("edit, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
-    _percentiles("edit to refreshed placements", edits, INTERACTION_TARGET_S, answered)
+    _percentiles(
+        "edit to refreshed placements", edits, INTERACTION_TARGET_S, answered, meter.take()
+    )
 
     nodes = [n["id"] for n in preset_json("wordcount")["cluster"]["nodes"]]
     answered, drawn = [], []
     whatifs = [
-        _set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}, answered, drawn)
+        _set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}, answered, drawn, meter)
         for i in range(runs)
     ]
     _percentiles("what-if, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
-    _percentiles("what-if (a node failed, table filled)", whatifs, INTERACTION_TARGET_S, answered)
+    _percentiles(
+        "what-if (a node failed, table filled)",
+        whatifs,
+        INTERACTION_TARGET_S,
+        answered,
+        meter.take(),
+    )
 
     driver.get(url)
     _wait(lambda: driver.execute_script(DOTS_JS), 60)

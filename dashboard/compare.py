@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.metrics import PlacementChanges, placement_changes
@@ -142,15 +142,20 @@ def store_of(a: str, b: str, changes: PlacementChanges | None) -> dict[str, Any]
     Input(ids.RATE, "value"),
 )
 def compare(a, b, scenario_data, params, rate):
-    """The moved executors and the difference table of the chosen pair."""
+    """The moved executors and the difference table of the chosen pair. The store (the
+    maps' outlines) is written here when the pair changes; a new scenario, parameters or
+    rate write it with the panels (``dashboard.panels.fill_panels``: one redraw)."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
+    picked = ctx.triggered_id in (None, ids.COMPARE_A, ids.COMPARE_B)
     if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
-        return html.Span("Pick two different schedulers.", className="muted"), None
+        note = html.Span("Pick two different schedulers.", className="muted")
+        return note, None if picked else no_update
     text = canonical(scenario_data)
     if not all(panel_ready(text, s, params, float(rate)) for s in (a, b)):  # off the request
-        return html.Span("Waiting for the background placement.", className="muted"), None
+        note = html.Span("Waiting for the background placement.", className="muted")
+        return note, None if picked else no_update
     ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in (a, b))
     changes = changes_of(ea, eb)
     result = [html.P(moved_line(changes, a, b)), difference_table(standing(ea), standing(eb))]
-    return result, store_of(a, b, changes)
+    return result, store_of(a, b, changes) if picked else no_update

@@ -203,12 +203,54 @@ def _fully_placed(graph: TopologyGraph, schedule: Schedule) -> bool:
     return all(e in done for c in graph.order for e in graph.executors(c))
 
 
+# Schedulers that choose every component's parallelism themselves and read nothing that
+# depends on the scenario's: hetero reads the graph's components (CPU, selectivity,
+# inputs), the nodes and the profiling (core/schedulers/hetero.py), never a count. An
+# edit of a parallelism then reuses their placement (python -m bench load: hetero was a
+# quarter of a refresh's CPU); tests/dashboard/test_compute.py checks the same placement.
+PARALLELISM_FREE = ("hetero",)
+
+
+def parallelism_free(text: str) -> str | None:
+    """The scenario ``text`` with every component's parallelism 1 (canonical), the key of
+    a :data:`PARALLELISM_FREE` scheduler's placement; None for a topology set or a text
+    that is then no longer valid (observations of executors beyond the first, say).
+
+    >>> import json
+    >>> from core.presets import preset_json
+    >>> data = preset_json("wordcount")
+    >>> data["topology"]["components"][0]["parallelism"] = 7
+    >>> free = parallelism_free(canonical(data))
+    >>> {c["parallelism"] for c in json.loads(free)["topology"]["components"]}
+    {1}
+    """
+    if scenario_of(text).is_set:
+        return None
+    data = json.loads(text)
+    for component in data["topology"]["components"]:
+        component["parallelism"] = 1
+    free = canonical(data)
+    try:
+        scenario_of(free)
+    except ScenarioError:
+        return None
+    return free
+
+
 @lru_cache(maxsize=1024)
 def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Placed:
     """One scheduler's schedule and graph (raises ScenarioError,
     SchedulerError). ``params_key`` is :func:`resolved_params`; ``rate`` is
-    :func:`observation_rate`."""
+    :func:`observation_rate`. A :data:`PARALLELISM_FREE` scheduler's schedule is the one
+    of :func:`parallelism_free` (shared by every parallelism of the scenario)."""
     start = time.perf_counter()
+    if scheduler in PARALLELISM_FREE and rate is None:
+        free = parallelism_free(text)
+        if free is not None and free != text:
+            shared = placed(free, scheduler, params_key, rate)
+            graph = graph_of(text, tuple(sorted(shared.schedule.parallelism.items())))
+            complete = _fully_placed(graph, shared.schedule)
+            return Placed(shared.schedule, graph, complete, shared.server_ms)
     params = json.loads(params_key)
     if set_placement.is_set(scenario_of(text)):  # every scheduler, searches too: a set's
         # own treatment (core/topology_set.py), which observes each topology's running
@@ -280,12 +322,27 @@ def evaluate_here(scenario_text: str, scheduler: str, params_key: str, rate: flo
     start = time.perf_counter()
     analysis = None
     if p.complete and p.schedule.ok:
-        try:
-            analysis = analyze(scenario_of(scenario_text), p.schedule, rate=rate)
-        except Exception:
-            log.exception("analysis of %s failed", scheduler)
+        free = parallelism_free(scenario_text) if scheduler in PARALLELISM_FREE else None
+        if free is not None:  # one analysis for every parallelism of the scenario
+            analysis = analysed(free, scheduler, params_key, rate)
+        else:
+            analysis = analysed.__wrapped__(scenario_text, scheduler, params_key, rate)
     elapsed = p.server_ms + (time.perf_counter() - start) * 1000.0  # as if computed cold
     return Evaluation(scheduler, p.schedule, p.graph, p.complete, analysis, server_ms=elapsed)
+
+
+@lru_cache(maxsize=256)
+def analysed(text: str, scheduler: str, params_key: str, rate: float) -> Analysis | None:
+    """The analytic steady state at ``rate`` of :func:`placed`'s placement (None when it
+    fails). Memoised for the :data:`PARALLELISM_FREE` schedulers' shared placements: the
+    analysis reads the schedule's parallelism, not the scenario's
+    (``core.simulator.analyze``), so one serves every parallelism of the scenario."""
+    schedule = placed(text, scheduler, params_key, observation_rate(scheduler, rate)).schedule
+    try:
+        return analyze(scenario_of(text), schedule, rate=rate)
+    except Exception:
+        log.exception("analysis of %s failed", scheduler)
+        return None
 
 
 def starting_placement(text: str, scheduler: str) -> Schedule | None:
@@ -465,7 +522,7 @@ def processes_from_env(default: int = 0, name: str = PROCESSES_ENV) -> int:
 
 def clear_caches() -> None:
     """Forget every memoised step (benchmarks measure a cold start)."""
-    for step in (scenario_of, graph_of, observed, placed, evaluated):
+    for step in (scenario_of, graph_of, observed, placed, evaluated, analysed):
         step.cache_clear()
 
 

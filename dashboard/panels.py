@@ -41,6 +41,7 @@ from dashboard.jobs import (
     in_background,
     page_refusal,
     panel_key,
+    panel_ready,
     placements,
 )
 from dashboard.map_styles import first_pair, panel_stylesheet
@@ -427,12 +428,79 @@ FILL_WAIT_S = 0.25  # an edit waits this long in all for background placements, 
 POLL_WAIT_S = 0.8
 
 
+def compare_store(
+    text: str,
+    pair: Sequence[str | None],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> dict[str, Any] | None:
+    """What the compare store holds for the picked ``pair`` in the scenario ``text`` (as
+    :func:`dashboard.compare.compare` writes it): None for no pair of two schedulers or
+    while either is placed in the background."""
+    a, b = pair
+    if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
+        return None
+    if not all(panel_ready(text, s, params, rate) for s in (a, b)):
+        return None
+    ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), rate) for s in (a, b))
+    return compare.store_of(a, b, compare.changes_of(ea, eb))
+
+
+def restyled(
+    text: str,
+    shown: Sequence[str],
+    current: Sequence[Any],
+    show_all_edges: bool,
+    compared: Mapping[str, Any] | None,
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> list[Any]:
+    """Each shown map's stylesheet for the scenario ``text`` (its topology's pie slices, the
+    compared pair's moved executors outlined), ``no_update`` where ``current`` is already
+    right: a restyle redraws every element of the map."""
+    out = []
+    for s, now in zip(shown, current, strict=True):
+        params_text = panel_key(text, s, params, rate)[2]
+        wanted = panel_stylesheet(show_all_edges, compared, s, text, params_text, rate)
+        out.append(no_update if wanted == now else wanted)
+    return out
+
+
+# Props a refresh leaves alone when the page already shows the value: each component
+# updated costs dash-renderer a pass over every component of the page (see fill_panels).
+# A panel's note is mostly empty and its poll mostly off, edit after edit.
+KEPT_WHEN_EQUAL = {(ids.NOTE_TYPE, "children"): "notes", (PANEL_POLL_TYPE, "disabled"): "polls"}
+
+
+def unchanged(
+    per_prop: list[list[Any]], outputs: Sequence[Sequence[Any]], shown: Mapping[str, Any]
+) -> None:
+    """Set to ``no_update``, in place, each value of ``per_prop`` (one list per prop of
+    :data:`PANEL_PROPS`, in the order of ``outputs``) that :data:`KEPT_WHEN_EQUAL` names
+    and the page shows already (``shown``: the callback's ``args_grouping``: per name,
+    each component's ``id`` and ``value``). Only empty notes are compared: a note's
+    components come back from the browser as JSON, not as the components sent."""
+    for i, prop in enumerate(PANEL_PROPS):
+        name = KEPT_WHEN_EQUAL.get(prop)
+        if name is None:
+            continue
+        now = {a["id"]["sched"]: a.get("value") for a in shown.get(name) or []}
+        for j, out in enumerate(outputs[i]):
+            value, sched = per_prop[i][j], out["id"]["sched"]
+            if sched not in now or value is no_update:
+                continue
+            if (isinstance(value, bool) or value == []) and value == now[sched]:
+                per_prop[i][j] = no_update
+
+
 @callback(
     output={
         "panels": [
             Output({"type": kind, "sched": ALL}, prop, allow_duplicate=True)
             for kind, prop in PANEL_PROPS
         ],
+        "styles": Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet", allow_duplicate=True),
+        "compared": Output(ids.COMPARE_STORE, "data", allow_duplicate=True),
         "ranking": Output(ids.RANKING, "children", allow_duplicate=True),
         "waiting": Output(ranking.WAITING_STORE, "data", allow_duplicate=True),
     },
@@ -442,17 +510,27 @@ POLL_WAIT_S = 0.8
         "rate": Input(ids.RATE, "value"),
         "results": Input(ids.RESULTS_STORE, "data"),
         "selected": State(ids.SCHEDULERS, "value"),
+        "all_edges": State(ids.ALL_EDGES, "value"),
+        "pair": (State(ids.COMPARE_A, "value"), State(ids.COMPARE_B, "value")),
+        "styles": State({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
+        "notes": State({"type": ids.NOTE_TYPE, "sched": ALL}, "children"),
+        "polls": State({"type": PANEL_POLL_TYPE, "sched": ALL}, "disabled"),
     },
     prevent_initial_call=True,
 )
-def fill_panels(scenario_data, params, rate, results, selected):
-    """Every panel's placement of the scenario in force, and the ranking strip, in one
-    answer: one round trip and one redraw of the page per edit or preset switch (each
+def fill_panels(
+    scenario_data, params, rate, results, selected, all_edges, pair, styles, notes, polls
+):
+    """Every panel's placement of the scenario in force, its map's stylesheet (the pie
+    slices of its topology, the compared pair's moved executors) and the ranking strip, in
+    one answer: one round trip and one redraw of the page per edit or preset switch (each
     callback answered costs the browser a pass over every component of the page; nine
-    panels answered apart made a switch several times slower). New simulation results
-    only refresh the headers (their p99). A background placement not done within
-    ``FILL_WAIT_S`` shows its progress, and its panel polls for it (:func:`poll_panel`),
-    so a slow search never holds the other panels back."""
+    panels answered apart made a switch several times slower, and restyling the maps in a
+    second answer, after the compare store, cost another pass of cytoscape and
+    dash-renderer over the page: python -m bench dashboard). New
+    simulation results only refresh the headers (their p99). A background placement not
+    done within ``FILL_WAIT_S`` shows its progress, and its panel polls for it
+    (:func:`poll_panel`), so a slow search never holds the other panels back."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     text = canonical(scenario_data)
@@ -467,11 +545,30 @@ def fill_panels(scenario_data, params, rate, results, selected):
         [updates[o["id"]["sched"]][i] for o in outputs]
         for i, outputs in enumerate(ctx.outputs_grouping["panels"])
     ]
+    unchanged(per_prop, ctx.outputs_grouping["panels"], ctx.args_grouping)
     try:
         strip, waiting = ranking.ranking_outputs(scenario_data, params, rate, selected, results)
     except PreventUpdate:
         strip, waiting = no_update, no_update
-    return {"panels": per_prop, "ranking": strip, "waiting": waiting}
+    styled = [o["id"]["sched"] for o in ctx.outputs_grouping["styles"]]
+    if trigger == RESULTS or page_refusal(text):
+        return {
+            "panels": per_prop,
+            "styles": [no_update] * len(styled),
+            "compared": no_update,
+            "ranking": strip,
+            "waiting": waiting,
+        }
+    compared = compare_store(text, pair, params, float(rate))
+    now = {a["id"]["sched"]: a.get("value") for a in ctx.args_grouping["styles"] or []}
+    current = [now.get(s) for s in styled]
+    return {
+        "panels": per_prop,
+        "styles": restyled(text, styled, current, bool(all_edges), compared, params, float(rate)),
+        "compared": compared,
+        "ranking": strip,
+        "waiting": waiting,
+    }
 
 
 @callback(

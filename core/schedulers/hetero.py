@@ -224,17 +224,44 @@ def _fitting(state: State, c: int, rate: float, ks: np.ndarray) -> np.ndarray:
 
 
 def _add(state: State, c: int, k: int, rate: float, why: tuple[int, float]) -> bool:
-    """Add k instances of c at once (all or none), each where its TCU is least with room."""
+    """Add k instances of c at once (all or none), each where its TCU is least with room
+    (``State.best_machine``'s choice, instance by instance).
+
+    All k have the same TCU on a machine (x is raised first), and each instance placed only
+    adds to its machine's load when its costs are not negative: a machine that has no room
+    for one never gets it back within the batch. The machines are then taken in TCU order
+    (ties by index, as argmin) and the first with room is kept until it is full: the same
+    machines, and the same floats, as asking ``best_machine`` k times (a numpy pass each;
+    batches of tens of instances made those passes half of hetero's time).
+    """
     if len(state.instances) + k > MAX_INSTANCES:
         return False
     saved = state.save(c)
     state.split(c, state.x[c] + k)
+    m = state.m
+    if (m.a[c] < 0).any() or (m.met[c] < 0).any():  # loads could fall: ask each time
+        for _ in range(k):
+            best = state.best_machine(c, rate)
+            if best is None:
+                state.restore(saved)
+                return False
+            state.place(c, best[0], (rate, why[0], why[1], best[1], k))
+        return True
+    need, load = state.tcu(c, rate), state.load(rate)
+    order = np.argsort(need, kind="stable").tolist()
+    pos = 0
     for _ in range(k):
-        best = state.best_machine(c, rate)
-        if best is None:
+        while pos < len(order):
+            j = order[pos]
+            room = min(CAPACITY_PCT - load[j], m.cap[j])
+            if need[j] <= room + TOLERANCE_PCT:
+                break
+            pos += 1
+        else:
             state.restore(saved)
             return False
-        state.place(c, best[0], (rate, why[0], why[1], best[1], k))
+        state.place(c, j, (rate, why[0], why[1], float(need[j]), k))
+        load[j] = rate * state.per_rate[j] + state.fixed[j]  # as State.load computes it
     return True
 
 

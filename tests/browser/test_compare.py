@@ -46,3 +46,23 @@ def test_picking_a_pair_outlines_the_moved_executors_in_both_maps(page):
     wait_until(lambda: _outlined(page, "top-storm") == moved)
     wait_until(lambda: _outlined(page, "rstorm") == 0)
     assert page.get_logs() == []
+
+
+def test_the_outlines_follow_a_preset_switch_with_the_pair_kept(page):
+    page.select_dcc_dropdown(f"#{ids.COMPARE_A}", value="even")
+    page.select_dcc_dropdown(f"#{ids.COMPARE_B}", value="top-storm")
+    data = preset_json("lf-diamond")
+    rate = data["workload"]["rate"]
+    text = canonical(data)
+    changes = changes_of(
+        evaluate(text, "even", "{}", rate), evaluate(text, "top-storm", "{}", rate)
+    )
+    moved = len(changes.moved)
+    assert moved > 0
+    page.select_dcc_dropdown(f"#{ids.PRESET}", value="lf-diamond")
+    # the panels' answer carries the maps' stylesheets and the compare store
+    wait_until(lambda: _outlined(page, "even") == moved, timeout=30)
+    wait_until(lambda: _outlined(page, "top-storm") == moved, timeout=30)
+    assert _outlined(page, "lf") == 0
+    assert f"places {moved} executors elsewhere" in page.find_element(f"#{ids.COMPARE_RESULT}").text
+    assert page.get_logs() == []

@@ -10,7 +10,7 @@ import pytest
 from core.metrics import placement_metrics
 from core.presets import preset
 from core.registry import PAPER_SCHEDULERS, run_scheduler, with_observations
-from core.simulator import observe
+from core.simulator import analyze, observe
 from dashboard import compute
 
 
@@ -93,8 +93,10 @@ def test_slotscope_starts_from_the_page_s_placements_and_places_the_same(lf_diam
     search = compute.evaluate(text, "slotscope", params, rate).schedule
     for sid in PAPER_SCHEDULERS:
         compute.evaluate(text, sid, "{}", rate)
-    # every paper scheduler once (shared with its panel), slotscope once
-    assert compute.placed.cache_info().misses == len(PAPER_SCHEDULERS) + 1
+    # every paper scheduler once (shared with its panel), slotscope once; hetero's entry
+    # points to the one it shares with every parallelism (compute.PARALLELISM_FREE)
+    shared = len(compute.PARALLELISM_FREE)
+    assert compute.placed.cache_info().misses == len(PAPER_SCHEDULERS) + 1 + shared
     alone = run_scheduler(compute.scenario_of(text), "slotscope", json.loads(params))
     assert search.placement() == alone.placement()
     assert search.parallelism == alone.parallelism
@@ -175,3 +177,40 @@ def test_static_metrics_are_computed_when_first_read_and_equal_the_core_s(lf_dia
     assert failed.metrics is None and failed == compute.Evaluation(
         "even", None, None, None, error="no"
     )
+
+
+@pytest.mark.parametrize("name", ["lf-diamond", "nasiri-example", "aniello"])
+def test_hetero_after_a_parallelism_edit_is_the_placement_it_makes_of_the_edited_scenario(name):
+    compute.clear_caches()
+    data = preset(name).to_json_dict()
+    edited = json.loads(json.dumps(data))
+    for k, component in enumerate(edited["topology"]["components"]):
+        component["parallelism"] += k % 3
+    key = compute.resolved_params("hetero", "{}")
+    first = compute.placed(compute.canonical(data), "hetero", key, None)
+    text = compute.canonical(edited)
+    shared = compute.placed(text, "hetero", key, None)
+    own = run_scheduler(compute.scenario_of(text), "hetero", {})
+    assert shared.schedule is first.schedule  # run once for both parallelisms
+    assert shared.schedule.assignments == own.assignments
+    assert shared.schedule.parallelism == own.parallelism
+    assert shared.schedule.decisions == own.decisions
+    assert shared.schedule.details == own.details
+    assert shared.graph is compute.graph_of(text, tuple(sorted(own.parallelism.items())))
+    assert shared.complete
+    rate = float(data["workload"]["rate"])
+    first_ev = compute.evaluate(compute.canonical(data), "hetero", "{}", rate)
+    ev = compute.evaluate(text, "hetero", "{}", rate)
+    assert ev.analysis is first_ev.analysis  # analysed once for both parallelisms
+    assert ev.analysis == analyze(compute.scenario_of(text), own, rate=rate)
+
+
+def test_a_topology_set_is_not_keyed_without_its_parallelism():
+    one = preset("wordcount").to_json_dict()
+    data = {
+        "name": "two-apps",
+        "topologies": [dict(one["topology"], name="a"), dict(one["topology"], name="b")],
+        "cluster": one["cluster"],
+    }
+    assert compute.scenario_of(compute.canonical(data)).is_set
+    assert compute.parallelism_free(compute.canonical(data)) is None

@@ -90,3 +90,49 @@ def test_each_graph_is_laid_out_once_per_new_elements():
             k: v for k, v in b.layout.items() if k != "elements"
         }
     assert [g.layout for g in graphs("wordcount")] == [g.layout for g in wordcount]
+
+
+def test_a_refresh_outlines_the_compared_pair_as_the_compare_store_does():
+    from dash import no_update
+
+    from dashboard import compare
+    from dashboard.map_styles import panel_stylesheet
+    from dashboard.panels import compare_store, restyled
+
+    text = canonical(preset("lf-diamond").to_json_dict())
+    rate = preset("lf-diamond").workload.rate
+    ea, eb = (evaluate(text, s, "{}", rate) for s in ("even", "lf"))
+    store = compare.store_of("even", "lf", compare.changes_of(ea, eb))
+    assert store["moved_node"] or store["moved_slot"]  # lf moves executors even places
+    assert compare_store(text, ("even", "lf"), {}, rate) == store
+    assert compare_store(text, ("even", "even"), {}, rate) is None
+    assert compare_store(text, ("even", None), {}, rate) is None
+    shown = ["even", "lf", "toss"]
+    wanted = [panel_stylesheet(False, store, s, text, "{}", rate) for s in shown]
+    assert wanted[0] != wanted[2]  # even's map rings the moved executors, toss's does not
+    # a map whose stylesheet is already right is left alone (a restyle redraws it)
+    assert restyled(text, shown, [None, wanted[1], None], False, store, {}, rate) == [
+        wanted[0],
+        no_update,
+        wanted[2],
+    ]
+
+
+def test_a_refresh_leaves_an_empty_note_and_an_off_poll_alone():
+    from dash import no_update
+
+    from dashboard.panels import PANEL_PROPS, unchanged
+
+    outputs = [[{"id": {"sched": s}} for s in ("a", "b")] for _ in PANEL_PROPS]
+    per_prop = [["x", "y"] for _ in PANEL_PROPS]
+    note, poll = PANEL_PROPS.index(("panel-note", "children")), len(PANEL_PROPS) - 1
+    per_prop[note] = [[], []]
+    per_prop[poll] = [True, True]
+    shown = {
+        "notes": [{"id": {"sched": "a"}, "value": []}, {"id": {"sched": "b"}, "value": ["n"]}],
+        "polls": [{"id": {"sched": "a"}, "value": True}, {"id": {"sched": "b"}, "value": False}],
+    }
+    unchanged(per_prop, outputs, shown)
+    assert per_prop[note] == [no_update, []]  # b's note was shown: cleared
+    assert per_prop[poll] == [no_update, True]  # b's poll was on: stopped
+    assert per_prop[0] == ["x", "y"]  # the others are always sent
