@@ -60,6 +60,9 @@ class Standing:
     violations: tuple[str, ...] = ()  # why the placement cannot run; () when it can
     changed: str | None = None  # how it changed the parallelism asked for, in words
     p99_ms: float | None = None  # the simulated p99 (trace), when a simulation has run
+    # why an unplaced schedule failed, its message's first sentence ("49 of 50 topologies
+    # placed; not placed: ..."); "" when it says none
+    failure: str = ""
 
     @property
     def runnable(self) -> bool:
@@ -79,8 +82,13 @@ class Standing:
         'x cannot run: node a needs 5 GB (and 1 more node)'
         >>> Standing("x", None, None, None, None, None).apart()
         'x could not place the topology'
+        >>> Standing("x", None, None, None, None, None, failure="49 of 50 topologies placed; "
+        ...     "not placed: T49 (not enough resources)").apart()
+        'x: 49 of 50 topologies placed; not placed: T49 (not enough resources)'
         """
         if self.max_rate is None:
+            if self.failure:
+                return f"{self.scheduler}: {self.failure}"
             return f"{self.scheduler} could not place the topology"
         reasons = [self.changed] if self.changed else []
         if self.violations:
@@ -156,6 +164,21 @@ def parallelism_change(
     return f"{scheduler} changed the parallelism ({moves}{more}), {before:,} executors as asked"
 
 
+MAX_FAILURE_CHARS = 200  # of a failed placement's reason in the ranking
+
+
+def first_sentence(message: str, limit: int = MAX_FAILURE_CHARS) -> str:
+    """A message's first sentence (up to ". "), at most ``limit`` characters.
+
+    >>> first_sentence("49 of 50 placed; not placed: T49. T49 did not fit: no slot.")
+    '49 of 50 placed; not placed: T49'
+    >>> first_sentence("x" * 300, limit=10)
+    'xxxxxxxxx…'
+    """
+    head = message.strip().split(". ", 1)[0].rstrip(".")
+    return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
 def standing(
     ev: Evaluation, asked: Mapping[str, int] | None = None, p99_ms: float | None = None
 ) -> Standing:
@@ -176,7 +199,8 @@ def standing(
     if a is None:
         m = ev.metrics if ok else None
         used = (m.nodes_used, m.slots_used) if m is not None else (None, None)
-        return Standing(ev.scheduler, None, None, *used, None, changed=changed)
+        failure = "" if ok or ev.schedule is None else first_sentence(ev.schedule.message)
+        return Standing(ev.scheduler, None, None, *used, None, changed=changed, failure=failure)
     return Standing(
         scheduler=ev.scheduler,
         max_rate=a.max_rate if math.isfinite(a.max_rate) else None,

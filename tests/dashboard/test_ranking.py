@@ -155,3 +155,11 @@ def test_a_strip_with_every_placement_still_running_does_not_say_none_could_plac
     line, _table, pending = strip([], 5, 50.0, ["optimal"])
     assert line.children == "No placement is ready yet."
     assert pending.children.startswith("Still being placed in the background: optimal")
+
+
+def test_a_set_placed_in_part_says_how_many_topologies_and_which_did_not_fit():
+    ev = evaluate(canonical(preset_json("storm-large-cluster-03")), "even", "{}", 1000.0)
+    line = standing(ev).apart()
+    assert line == (
+        "even: 49 of 50 topologies placed; not placed: TopologyName00049 (not enough resources)"
+    )
