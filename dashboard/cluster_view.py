@@ -39,15 +39,24 @@ from dashboard import compute, ids, jobs
 
 WAIT_S = 1.5  # a request waits this long for its placements, at most; then the view polls
 POLL_MS = 1000
-ROW_PX = 16  # height of a grid row, px
-ROW_NODES = 96  # cells per grid row at most: a larger rack wraps onto further rows
+# Every node is a cell of at least CELL_PX x CELL_PX on screen, whatever the cluster's size
+# (-02's 1,922 nodes were cells 5 px wide in a 96-wide row): a rack wraps onto rows of
+# ROW_NODES cells, the figure is as wide as they are (GRID_WIDTH px), and a cluster that
+# needs more rows makes the grid taller (the page scrolls), not its cells smaller.
+CELL_PX = 16  # px, a node's cell (1 px of it is the gap between cells)
+ROW_PX = CELL_PX  # height of a grid row, px
+ROW_NODES = 32  # cells per grid row at most: a larger rack wraps onto further rows
+GRID_MARGIN = {"l": 70, "r": 10, "t": 10, "b": 10}  # px: the rack labels on the left
+COLORBAR_PX = 70  # px right of the cells: the colour scale and its ticks
+GRID_WIDTH = GRID_MARGIN["l"] + ROW_NODES * CELL_PX + COLORBAR_PX + GRID_MARGIN["r"]
 # Storm runs each topology with its own conf's strategy; round robin forced on the whole
 # corpus schedules few topologies (docs/schedulers.md), so it is not a default here.
 DEFAULT_SCHEDULERS = ("ras-default", "ras-generic")
 NO_TOPOLOGY = ""
-# side by side: as many columns as fit, each at least 520 px wide
+# side by side: as many columns as hold a whole grid (two at 1440 and 1920 px wide); a
+# column narrower than its grid (a small window) scrolls sideways
 GRIDS_STYLE = {"display": "flex", "flexWrap": "wrap", "gap": "16px"}
-COLUMN_STYLE = {"flex": "1 1 520px", "minWidth": 0}
+COLUMN_STYLE = {"flex": f"1 1 {GRID_WIDTH}px", "minWidth": 0, "overflowX": "auto"}
 UNFIT_STYLE = {"maxHeight": "320px", "overflowY": "auto"}  # 48 reports stay one scroll box
 PICKED_STYLE = {"fontWeight": 600, "background": "#fff3cd"}  # the picked topology's rows
 TABLE_STYLE = {"borderSpacing": "14px 2px", "marginLeft": "-14px"}
@@ -371,8 +380,9 @@ def grid_figure(aggregates: NodeAggregates, figure: str, topology: str = NO_TOPO
     )
     tick_rows = [r for r, lab in enumerate(labels) if lab]
     fig.update_layout(
-        margin={"l": 70, "r": 10, "t": 10, "b": 10},
-        height=max(120, ROW_PX * rows + 30),
+        margin=GRID_MARGIN,
+        width=grid_width(cols),
+        height=max(120, ROW_PX * rows + GRID_MARGIN["t"] + GRID_MARGIN["b"]),
         plot_bgcolor="white",
         xaxis={"visible": False, "range": [-0.5, cols - 0.5], "fixedrange": True},
         yaxis={
@@ -384,6 +394,16 @@ def grid_figure(aggregates: NodeAggregates, figure: str, topology: str = NO_TOPO
         },
     )
     return fig
+
+
+def grid_width(cols: int) -> int:
+    """The figure's width in px for ``cols`` cells a row: CELL_PX each, the rack labels'
+    margin and the colour scale (a cluster with fewer nodes than a row is narrower).
+
+    >>> grid_width(ROW_NODES) == GRID_WIDTH, grid_width(2)
+    (True, 182)
+    """
+    return GRID_MARGIN["l"] + max(cols, 1) * CELL_PX + COLORBAR_PX + GRID_MARGIN["r"]
 
 
 def clicked_node(aggregates: NodeAggregates, click: dict[str, Any] | None) -> int | None:

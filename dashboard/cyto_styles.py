@@ -14,13 +14,19 @@ FONT = "Inter, Segoe UI, system-ui, Roboto, sans-serif"  # cytoscape rejects quo
 # at least SMALL_FONT model px and the graphs never zoom out below MIN_ZOOM (their minZoom,
 # which also bounds the layouts' fit), so no label is drawn under MIN_LABEL_PX on screen: a
 # graph too large for its pane is drawn at a readable size and panned (drag, wheel), not
-# shrunk to specks (assets/graph_view.js then shows it from its top-left corner).
+# shrunk to specks (assets/graph_view.js then shows it from its top-left corner; a map's
+# drawing, not its labels, may be zoomed out further: ``MAP_LEAST_ZOOM``).
 # ``min-zoomed-font-size`` hides a label rather than draw it smaller.
 MIN_LABEL_PX = 12  # px on screen, the smallest text the panels draw
 MIN_ZOOM = 0.9
 SMALL_FONT = 13.5  # px, the smallest label: 13.5 x 0.9 = 12.15 px on screen at least
 LABEL_FONT = 14  # px, node and component labels
 DAG_MIN_ZOOM = MAP_MIN_ZOOM = MIN_ZOOM
+# A placement map is drawn smaller than MAP_MIN_ZOOM, down to MAP_LEAST_ZOOM, when that
+# shows it whole (Present at 1440x900, the x10 presets): assets/graph_view.js then makes
+# its labels larger in the map by MAP_MIN_ZOOM / zoom, so on screen they stay 12.15 px or
+# more, and lowers the graph's minZoom to that zoom (the same number is in the script).
+MAP_LEAST_ZOOM = 0.6
 _READABLE = {"min-zoomed-font-size": MIN_LABEL_PX}
 MAP_LABEL_WIDTH = MIN_NODE_W  # px: a node's label wraps to its box's least width
 

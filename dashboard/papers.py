@@ -47,8 +47,14 @@ log = logging.getLogger(__name__)
 
 EXTENSION = "slotscope_papers"  # key of the ClaimsStore in the Flask app's extensions
 ALL = "all"
-GRID_HEIGHT = 520  # px: the grid, beside the chart and the claim's panel
-ROW_HEIGHT = 34  # px: one line of 13 px text a claim
+GRID_HEIGHT = 520  # px: the grid, beside (1800 px and wider) or above the chart and panel
+# A claim is one row of the grid, its words whole: the claim column wraps onto at most
+# CLAIM_LINES lines of CLAIM_LINE_PX (the longest claim, 132 characters, takes two in the
+# ~700 px the column gets at 1440 and 1920 px wide: assets/style.css gives the grid the
+# page's width below 1800 px); every row is as tall, so rows line up and scroll evenly.
+CLAIM_LINES = 2
+CLAIM_LINE_PX = 18  # px, of 13 px text (assets/style.css, .papers-grid .ag-cell-wrap-text)
+ROW_HEIGHT = CLAIM_LINES * CLAIM_LINE_PX + 10  # px: two lines and the cell's padding
 CHART_HEIGHT = 230  # px
 POLL_MS = 1500  # how often an open page asks whether a run has finished
 CHILD_NICE = 10  # the computing process yields the cores to the server's requests
@@ -296,7 +302,7 @@ def summary_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
             "entrywidthmode": "fraction",
             "font": {"size": 12},
         },
-        xaxis={"dtick": 10, "tickfont": {"size": 12}},
+        xaxis={"nticks": 6, "tickfont": {"size": 12}},  # ticks apart whatever the count
         yaxis={"automargin": True},
         plot_bgcolor="white",
         paper_bgcolor="white",
@@ -425,8 +431,8 @@ def server_rows() -> list[dict[str, Any]]:
 
 def column_def(field: str, header: str, width: int | None) -> dict[str, Any]:
     col: dict[str, Any] = {"field": field, "headerName": header}
-    if width is None:
-        col.update(flex=1, minWidth=260, tooltipField=field)
+    if width is None:  # the claim: wrapped, whole (ROW_HEIGHT holds CLAIM_LINES lines)
+        col.update(flex=1, minWidth=260, wrapText=True, tooltipField=field)
     else:
         col.update(width=width, minWidth=width)
     if field in RIGHT:

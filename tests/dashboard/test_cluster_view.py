@@ -124,3 +124,43 @@ def test_what_did_not_fit_is_listed_in_words_under_the_grid():
     text = str(cv.unfit_block(result).to_plotly_json())
     assert "1 of 2 topologies scheduled" in text and "1 did not fit" in text
     assert "t2 did not fit" in text
+
+
+def test_a_large_clusters_cells_are_as_large_as_a_small_ones():
+    """storm-large-cluster-02's shape (1,922 nodes, a rack of 380): each node a cell of
+    CELL_PX, racks wrapped onto rows of ROW_NODES, the grid taller, not its cells smaller
+    (they were 5 px wide in rows of 96)."""
+    sizes = [78, 74, 80, 10, 78, 78, 380, 72, 62, 80, 114, 76, 74, 146, 150, 18, 76, 120, 38]
+    sizes += [40, 78]  # the preset's racks, in order (its shape only: no placement needed)
+    racks = [f"rack-{r:03d}" for r, size in enumerate(sizes) for _ in range(size)]
+    assert len(racks) == 1_922
+    n = len(racks)
+    zeros = np.zeros(n)
+    large = cv.NodeAggregates(
+        node_ids=tuple(f"n{i}" for i in range(n)),
+        racks=tuple(racks),
+        slots=np.ones(n, dtype=np.int64),
+        cpu_capacity=zeros + 400,
+        mem_capacity=zeros + 4096,
+        cpu_used=zeros,
+        mem_used=zeros,
+        slots_used=zeros.astype(np.int64),
+        executors=zeros.astype(np.int64),
+        topologies=("t",),
+        components=("t/s",),
+        exec_node=np.zeros(0, dtype=np.int64),
+        exec_slot=np.zeros(0, dtype=np.int64),
+        exec_topology=np.zeros(0, dtype=np.int64),
+        exec_component=np.zeros(0, dtype=np.int64),
+        exec_cpu=np.zeros(0),
+        exec_mem=np.zeros(0),
+    )
+    cells, labels = grid_layout(large.racks)
+    rows, cols = cells.shape
+    assert cols == cv.ROW_NODES == 32 and rows == sum(-(-s // 32) for s in sizes) == 71
+    layout = grid_figure(large, "cpu").layout
+    margin = layout.margin.l + layout.margin.r
+    assert (layout.width - margin - cv.COLORBAR_PX) / cols == cv.CELL_PX >= 14
+    assert (layout.height - layout.margin.t - layout.margin.b) / rows == cv.CELL_PX
+    assert layout.width == cv.GRID_WIDTH <= 666  # two grids side by side at 1440 px
+    assert layout.width == grid_figure(large, "cpu").layout.width  # fixed, not the pane's

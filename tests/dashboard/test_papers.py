@@ -50,9 +50,12 @@ def test_rows_are_one_line_per_claim(view):
         "verdict_label",
         "why",
     ]
-    assert not any(c.get("wrapText") or c.get("autoHeight") for c in columns)
+    # one row a claim, all rows as tall: only the claim wraps (onto ROW_HEIGHT's lines)
+    assert not any(c.get("autoHeight") for c in columns)
+    assert [c["field"] for c in columns if c.get("wrapText")] == ["claim"]
+    assert papers.ROW_HEIGHT >= papers.CLAIM_LINES * papers.CLAIM_LINE_PX
     flexible = [c for c in columns if "flex" in c]
-    assert [c["field"] for c in flexible] == ["claim"]  # cut with an ellipsis, whole in a tooltip
+    assert [c["field"] for c in flexible] == ["claim"]
     assert flexible[0]["tooltipField"] == "claim"
 
 
