@@ -130,15 +130,18 @@ class Row:
         }
 
 
-def scenario_figures(scenario: Scenario, scheduler: str, graph_of: str | None = None) -> Figures:
+def scenario_figures(
+    scenario: Scenario, scheduler: str, graph_of: str | None = None, trace: bool = True
+) -> Figures:
     """Run one scheduler on a scenario and measure its placement.
 
     With ``graph_of``, the instance counts of that scheduler's schedule replace
     the scenario's first, as when a paper compares two placements of one
-    execution graph.
+    execution graph. ``trace`` False: no simulated latencies (NaN; see
+    :func:`measure_placement`).
     """
     scenario = _on_graph_of(scenario, graph_of)
-    return measure_placement(scenario, _placed(scenario, scheduler))
+    return measure_placement(scenario, _placed(scenario, scheduler), trace)
 
 
 def _on_graph_of(scenario: Scenario, graph_of: str | None) -> Scenario:
@@ -229,17 +232,27 @@ def figures(
     scheduler: str,
     graph_of: str | None = None,
     end: PerClockEnd | None = None,
+    trace: bool = True,
 ) -> Figures:
     """:func:`scenario_figures` of a built-in preset (memoised), at a per-clock ``end``."""
-    return scenario_figures(preset_at(preset_name, end), scheduler, graph_of)
+    return scenario_figures(preset_at(preset_name, end), scheduler, graph_of, trace)
 
 
-def measure_placement(scenario: Scenario, schedule) -> Figures:
+# The measures read from the simulated trace; a claim of any other measure needs no trace
+# (three quarters of `reproduce`'s time is spent in traces: py-spy, 2026-11-26)
+TRACE_MEASURES = frozenset(
+    {"latency_gain", "p99_gain", "latency_reduction", "latency_ms", "p99_ms"}
+)
+
+
+def measure_placement(scenario: Scenario, schedule, trace: bool = True) -> Figures:
+    """The figures of one placement; with ``trace`` False its simulated latencies
+    (``latency_ms``, ``p99_ms``) are NaN and no trace is run."""
     rate = scenario.workload.rate
     an = analyze(scenario, schedule, rate)
     runs = [
         simulate(scenario, schedule, rate, replica=r, tuples=TRACE_TUPLES)["latency_ms"]
-        for r in range(TRACE_REPLICAS)
+        for r in range(TRACE_REPLICAS if trace else 0)
     ]
     cores = {n.id: n.sockets * n.cores for n in scenario.cluster.nodes}
     graph = build_graph(scenario, schedule.parallelism)
@@ -251,8 +264,8 @@ def measure_placement(scenario: Scenario, schedule) -> Figures:
         acked_per_s=acked_per_s(
             an.effective_rate, len(graph.spouts), scenario.topology.reliable_spouts
         ),
-        latency_ms=_replica_mean(run["mean"] for run in runs),
-        p99_ms=_replica_mean(run["p99"] for run in runs),
+        latency_ms=_replica_mean(run["mean"] for run in runs) if trace else math.nan,
+        p99_ms=_replica_mean(run["p99"] for run in runs) if trace else math.nan,
         cpu_cores=sum(u * cores[n] for n, u in an.cpu_util.items()),
         memory_mb=sum(an.memory_mb.values()),
         nodes_used=an.nodes_used,
@@ -378,10 +391,11 @@ def measure(
     """
     values = []
     for name in claim.presets:
+        trace = claim.measure in TRACE_MEASURES
         if scenario_of is None:
-            run = partial(_figures_at, name, end)
+            run = partial(_figures_at, name, end, trace=trace)
         else:
-            run = partial(scenario_figures, scenario_of(name))
+            run = partial(scenario_figures, scenario_of(name), trace=trace)
         subject = run(claim.subject)
         graph_of = claim.subject if claim.same_graph else None
         if _over_supervisor_orders(claim):
@@ -399,9 +413,13 @@ def measure(
 
 
 def _figures_at(
-    name: str, end: PerClockEnd | None, scheduler: str, graph_of: str | None = None
+    name: str,
+    end: PerClockEnd | None,
+    scheduler: str,
+    graph_of: str | None = None,
+    trace: bool = True,
 ) -> Figures:
-    return figures(name, scheduler, graph_of, end)
+    return figures(name, scheduler, graph_of, end, trace)
 
 
 def _over_supervisor_orders(claim: Claim) -> bool:
@@ -508,7 +526,7 @@ def gains_per_order(claim: Claim, end: PerClockEnd | None = None) -> list[float]
     in the orders' fixed sequence, from the memoised runs :func:`measure` makes."""
     name = claim.presets[0]
     graph_of = claim.subject if claim.same_graph else None
-    subject = figures(name, claim.subject, None, end).max_rate
+    subject = figures(name, claim.subject, None, end, trace=False).max_rate
     rates = _preset_rates_over_orders(name, claim.baseline, graph_of, end)
     return [_pct(subject / rate) for rate in rates]
 

@@ -47,6 +47,9 @@ from dashboard.rows import scenario_rows
 CASES = all_cases()
 GROUP = {case.name: group for group, cases in CASES.items() for case in cases}
 BATCH = 25  # cases per forked child
+# ... except these commands' cases, each tens of seconds: a batch would run the next case
+# too, and under pytest-xdist that case's own test may run on the other worker again
+ALONE = {"refresh": 1}
 WORK = Path(tempfile.mkdtemp(prefix="slotscope-fuzz-"))  # the CLI cases' files
 atexit.register(shutil.rmtree, WORK, True)
 _outcomes: dict[str, Outcome] = {}
@@ -126,7 +129,8 @@ def outcome_of(case: Case, make: Callable[[Case], Callable[[], Any]]) -> Outcome
     if case.name not in _outcomes:
         group = CASES[GROUP[case.name]]
         start = next(i for i, c in enumerate(group) if c.name == case.name)
-        chunk = [c for c in group[start : start + BATCH] if c.name not in _outcomes]
+        size = ALONE.get(case.command, BATCH)
+        chunk = [c for c in group[start : start + size] if c.name not in _outcomes]
         funcs = [make(c) for c in chunk]
         _outcomes.update(zip([c.name for c in chunk], run_batch(funcs), strict=True))
     return _outcomes.pop(case.name)
