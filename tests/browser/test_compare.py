@@ -23,14 +23,19 @@ def _outlined(duo, scheduler: str) -> int:
     )
 
 
-def test_picking_a_pair_outlines_the_moved_executors_in_both_maps(page):
-    data = preset_json("wordcount")
+def _moved(preset: str) -> int:
+    """Executors top-storm places elsewhere than even on ``preset`` (at its own rate)."""
+    data = preset_json(preset)
     rate = data["workload"]["rate"]
     text = canonical(data)
     changes = changes_of(
         evaluate(text, "even", "{}", rate), evaluate(text, "top-storm", "{}", rate)
     )
-    moved = len(changes.moved)
+    return len(changes.moved)
+
+
+def test_picking_a_pair_outlines_the_moved_executors_in_both_maps(page):
+    moved = _moved("wordcount")
     assert moved > 0
     page.select_dcc_dropdown(f"#{ids.COMPARE_A}", value="even")
     page.select_dcc_dropdown(f"#{ids.COMPARE_B}", value="top-storm")
@@ -51,13 +56,7 @@ def test_picking_a_pair_outlines_the_moved_executors_in_both_maps(page):
 def test_the_outlines_follow_a_preset_switch_with_the_pair_kept(page):
     page.select_dcc_dropdown(f"#{ids.COMPARE_A}", value="even")
     page.select_dcc_dropdown(f"#{ids.COMPARE_B}", value="top-storm")
-    data = preset_json("lf-diamond")
-    rate = data["workload"]["rate"]
-    text = canonical(data)
-    changes = changes_of(
-        evaluate(text, "even", "{}", rate), evaluate(text, "top-storm", "{}", rate)
-    )
-    moved = len(changes.moved)
+    moved = _moved("lf-diamond")
     assert moved > 0
     page.select_dcc_dropdown(f"#{ids.PRESET}", value="lf-diamond")
     # the panels' answer carries the maps' stylesheets and the compare store
