@@ -70,6 +70,8 @@ from core.settings import MASTER, SettingsError
 DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "SLOTSCOPE_SPARK_MASTER"
 STALL_ENV = "SLOTSCOPE_SPARK_STALL_S"  # overrides STALL_TIMEOUT_S (tests use a short one)
+# overrides NETWORK_TIMEOUT_S (tests use a short one); at least two heartbeats
+NETWORK_TIMEOUT_ENV = "SLOTSCOPE_SPARK_NETWORK_TIMEOUT_S"
 PROGRESS_POLL_S = 0.2  # s between progress reports
 STATUS_POLL_S = 1.0  # s between looks at the job's stages (Spark's status tracker)
 # A lost worker ends a job within FAULT_BOUND_S of the fault: its executors are lost at
@@ -366,7 +368,7 @@ def get_session(master: str | None = None):
                     .config("spark.driver.bindAddress", "127.0.0.1")
                     .config("spark.python.worker.reuse", "true")
                     .config("spark.sql.shuffle.partitions", "4")
-                    .config("spark.network.timeout", f"{NETWORK_TIMEOUT_S}s")
+                    .config("spark.network.timeout", f"{network_timeout_s():g}s")
                     .config("spark.network.timeoutInterval", f"{TIMEOUT_CHECK_S}s")
                     .config("spark.executor.heartbeatInterval", f"{HEARTBEAT_S}s")
                     .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
@@ -546,6 +548,17 @@ def _run_batch(func: Callable[[Any], Any], done, batch: list[Any]) -> list[tuple
             break
     done.add(len(batch))
     return out
+
+
+def network_timeout_s() -> float:
+    """``NETWORK_TIMEOUT_S``, or ``SLOTSCOPE_SPARK_NETWORK_TIMEOUT_S`` when set to a number
+    of at least two heartbeats (``HEARTBEAT_S``): a shorter one would lose executors that
+    are only between heartbeats."""
+    try:
+        value = float(os.environ.get(NETWORK_TIMEOUT_ENV, ""))
+    except ValueError:
+        return NETWORK_TIMEOUT_S
+    return value if 2 * HEARTBEAT_S <= value < float("inf") else NETWORK_TIMEOUT_S
 
 
 def stall_timeout_s() -> float:

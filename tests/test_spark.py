@@ -441,8 +441,9 @@ def test_a_lost_worker_ends_the_job_with_one_line_and_a_new_worker_serves_again(
 def test_a_partitioned_worker_is_lost_by_its_silence_and_the_job_ends_with_one_line(cluster):
     """SIGSTOP on the worker and its executors: their connections stay open, nothing
     answers, as behind a network partition. The driver loses the executor after
-    spark.network.timeout without a heartbeat, then the stall ends the job."""
-    env = {**os.environ, runner.STALL_ENV: "5"}
+    spark.network.timeout without a heartbeat (12 s here, 30 s by default), then the
+    stall ends the job."""
+    env = {**os.environ, runner.STALL_ENV: "5", runner.NETWORK_TIMEOUT_ENV: "12"}
     job = _simulate(cluster.url, *LONG, env=env, wait=False)
     cluster.wait_for_tasks()
     assert job.poll() is None
@@ -469,3 +470,12 @@ def test_placements_that_cannot_be_made_are_listed_apart(spark):
     [skipped] = doc["skipped"]
     assert skipped["scheduler"] == "optimal" and skipped["status"] == "refused"
     assert "search space has at least" in skipped["message"]
+
+
+@pytest.mark.parametrize(("value", "expected"), [("12", 12.0), ("9", 30.0), ("abc", 30.0)])
+def test_the_network_timeout_is_shortened_only_to_two_heartbeats_or_more(
+    monkeypatch, value, expected
+):
+    monkeypatch.setenv(runner.NETWORK_TIMEOUT_ENV, value)
+    assert runner.network_timeout_s() == expected
+    assert runner.HEARTBEAT_S == 5  # two heartbeats: 10 s
