@@ -466,8 +466,20 @@ class User:
                 outputs.append({"id": cid, "property": prop})
 
         def entry(dep):
+            cid = dep["id"]
+            if isinstance(cid, str) and cid.startswith("{"):
+                cid = json.loads(cid)
+            if isinstance(cid, dict) and ["ALL"] in cid.values():  # one per panel, as sent
+                return [  # by the browser (what each panel shows: unknown here, None)
+                    {
+                        "id": {k: (s if v == ["ALL"] else v) for k, v in cid.items()},
+                        "property": dep["property"],
+                        "value": None,
+                    }
+                    for s in self.schedulers
+                ]
             key = f"{_id_text(dep['id'])}.{dep['property']}"
-            return {"id": dep["id"], "property": dep["property"], "value": values.get(key)}
+            return {"id": cid, "property": dep["property"], "value": values.get(key)}
 
         body = {
             "output": cb.output,
