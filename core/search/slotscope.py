@@ -73,6 +73,7 @@ FIRST_BATCH = 16  # candidates scored together first (then 32, 64, ...)
 # cache (measured: 128 rows of 40 executors on lf-diamond-lsp, 64 of 80 on
 # lf-linear-x10; 360-400 executors gain nothing past about 12).
 BATCH_CELLS = 5_120
+SCREEN_MARGIN = 1e-6  # a candidate whose R* is certainly below (1 - this) x R* is skipped
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 # A candidate: where its stream resumes if it is taken, its (executor, new slot) changes
 Candidate = tuple[Any, tuple[tuple[int, int], ...]]
@@ -172,7 +173,15 @@ class _Search:
 
     def _scores(self, rows: np.ndarray) -> list:
         """Scores of the rows: :meth:`Evaluator.score_many`, bit-identical to one
-        ``score`` each (which a lone row uses: faster alone)."""
+        ``score`` each (which a lone row uses: faster alone). Under Storm 2's shuffle,
+        where R* is a solve per row, a row whose R* is certainly below this placement's
+        (:meth:`Evaluator.below`, by a margin far past ``score_key``'s 9 digits) cannot
+        improve it: None, unscored, so the steps taken are the same."""
+        if self.ev.table.has_spill:
+            floor = self.score.max_rate * (1.0 - SCREEN_MARGIN)
+            screen = 0.0 < floor < math.inf
+            below = self.ev.below(rows, floor) if screen else [False] * len(rows)
+            return [None if b else self.ev.score(row) for row, b in zip(rows, below, strict=True)]
         if len(rows) > 1:
             return self.ev.score_many(rows)
         return [self.ev.score(row) for row in rows]
@@ -195,6 +204,8 @@ class _Search:
                     rows[r, i] = g
             for (resume, changes), row, score in zip(batch, rows, self._scores(rows), strict=True):
                 self.evaluations += 1
+                if score is None:  # certainly worse
+                    continue
                 key = score_key(score)
                 if key < self.key:
                     self._record(changes, self.score, score)

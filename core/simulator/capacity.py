@@ -75,7 +75,7 @@ from core.simulator.placed_rates import placed_unit_rates
 from core.simulator.polling import mean_transfer_wait_s, spout_sleep_s
 from core.simulator.rates import visit_ratios
 from core.simulator.results import RHO_CAP, Analysis, Loads, Score
-from core.simulator.spill import placed, spill_keep, spill_max_rate
+from core.simulator.spill import placed, spill_below, spill_keep, spill_max_rate
 
 
 def _total_mb(component: Component) -> float:
@@ -398,6 +398,23 @@ class Evaluator:
         if self.table.has_spill:
             return [self.score(row, rate) for row in np.atleast_2d(np.asarray(slots))]
         return score_many(self.path, slots, rate)
+
+    def below(self, slots: np.ndarray, rate: float) -> list[bool]:
+        """Whether each placement's R* (a row of ``slots``, B x E) is certainly below
+        ``rate`` (tuples/s), cheaper than its :meth:`score`: under Storm 2's shuffle R* is
+        a solve, and a search that keeps only placements reaching a rate skips the rest
+        with this (:func:`core.simulator.spill.spill_below`). False when unsure, and
+        always without the spill (R* is then one pass: :meth:`score_many`)."""
+        rows = np.atleast_2d(np.asarray(slots, dtype=np.int64))
+        if not self.table.has_spill:
+            return [False] * len(rows)
+        with self._spill_lock:
+            found = [self._spill_cache.get(row.tobytes()) for row in rows]
+        answers = [None if f is None else bool(f[0] < rate) for f in found]
+        todo = [b for b, answer in enumerate(answers) if answer is None]
+        for b, answer in zip(todo, spill_below(self.coef, rows[todo], rate), strict=True):
+            answers[b] = answer
+        return answers
 
     def evaluate(self, slots: np.ndarray, rate: float | None = None) -> Analysis:
         """The full :class:`Analysis` of one placement at offered rate ``rate``."""

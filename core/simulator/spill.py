@@ -74,7 +74,7 @@ from core.simulator.coefficients import (
     node_cpu_load,
     unit_loads,
 )
-from core.simulator.placed_rates import placed_unit_rates
+from core.simulator.placed_rates import placed_unit_rates, row_bincount, row_take
 from core.simulator.rates import UnitRates
 
 NEWTON_STEPS = 50  # steps towards the kept shares at one rate
@@ -91,6 +91,7 @@ EDGE = 1e-7  # the path's R* is checked by settling this close below and above i
 EDGE_STEPS = 6  # ... above it from the shares just below: not settled by then, it does not fit
 MEMO_BYTES = 32 << 20  # kept shares and placements the memo of R* holds at most, bytes
 MEMO_ENTRIES = 8192  # ... and answers
+MODEL_CELLS = 1 << 21  # kept shares (streams x workers each) one pass of linear_many holds
 
 
 def placed(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray | None):
@@ -114,7 +115,8 @@ def all_kept(coef: Coefficients) -> np.ndarray:
 
 def resources_many(coef: Coefficients, slot_of: np.ndarray, keeps: np.ndarray) -> np.ndarray:
     """:func:`resources` of one placement under each kept-share matrix of ``keeps``
-    (B, streams, workers), one row each, in one pass.
+    (B, streams, workers), one row each, in one pass; ``slot_of`` is that placement (E,)
+    or one placement a row (B, E).
 
     The arithmetic of :func:`core.simulator.placed_rates.placed_unit_rates` and
     :func:`core.simulator.coefficients.unit_loads` row by row, in the same order (every
@@ -124,6 +126,7 @@ def resources_many(coef: Coefficients, slot_of: np.ndarray, keeps: np.ndarray) -
     """
     plan, workers = coef.plan, coef.dims[1]
     n_rows = len(keeps)
+    per_row = slot_of.ndim == 2
     lam = np.tile(plan.spout_share, (n_rows, 1))
     src_out = np.zeros((n_rows, plan.n_entries))
     out_total = np.zeros((n_rows, plan.n_streams))
@@ -135,23 +138,31 @@ def resources_many(coef: Coefficients, slot_of: np.ndarray, keeps: np.ndarray) -
             out = lam[:, u_lo:u_hi] * mult
             if local:
                 if wd is None:
-                    wd = slot_of[d_lo:d_hi]
-                    count = np.bincount(wd, minlength=workers)
-                    count_d = count[wd]
-                wu = slot_of[u_lo:u_hi]
-                share = out * keeps[:, k][:, wu] if plan.spill[k] else out
-                kept = np.where(count[wu] > 0, share, 0.0)
+                    wd = slot_of[..., d_lo:d_hi]
+                    if per_row:
+                        count = row_bincount(wd, None, workers)
+                        count_d = row_take(count, wd)
+                    else:
+                        count = np.bincount(wd, minlength=workers)
+                        count_d = count[wd]
+                wu = slot_of[..., u_lo:u_hi]
+                if per_row:
+                    share = out * row_take(keeps[:, k], wu) if plan.spill[k] else out
+                    kept = np.where(row_take(count, wu) > 0, share, 0.0)
+                else:
+                    share = out * keeps[:, k][:, wu] if plan.spill[k] else out
+                    kept = np.where(count[wu] > 0, share, 0.0)
                 keys = wu + (np.arange(n_rows) * workers)[:, None]
                 mass = np.bincount(keys.ravel(), kept.ravel(), n_rows * workers)
                 mass = mass.reshape(n_rows, workers)
                 local_total[:, k] = np.add.reduce(kept, axis=1)
                 out = out - kept
-                lam_d += mass[:, wd] / count_d
+                lam_d += (row_take(mass, wd) if per_row else mass[:, wd]) / count_d
             total = np.add.reduce(out, axis=1)
             lam_d += total[:, None] * weights
             src_out[:, s_lo:s_hi] = out
             out_total[:, k] = total
-    rows = np.broadcast_to(slot_of, (n_rows, len(slot_of)))
+    rows = slot_of if per_row else np.broadcast_to(slot_of, (n_rows, len(slot_of)))
     o_tot = out_total[:, coef.table.tgt_sid]
     return resources(coef, unit_loads(coef, rows, lam, src_out, local_total, o_tot))
 
@@ -225,6 +236,38 @@ def linear(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray) -> Linear:
     secant the model is checked against (:func:`_exact`).
     """
     slot_of = np.asarray(slot_of, dtype=np.int64)
+    probe = _probe(coef, slot_of, keep)
+    return _linear(keep, probe, resources_many(coef, slot_of, probe[-1]))
+
+
+def linear_many(coef: Coefficients, placements: np.ndarray, keep: np.ndarray) -> list[Linear]:
+    """:func:`linear` of every row of ``placements`` (B, E) around the same shares
+    ``keep``, their placement passes taken together (:func:`resources_many` a row its
+    own placement, at most ``MODEL_CELLS`` kept shares a pass), bit-for-bit each."""
+    placements = np.asarray(placements, dtype=np.int64)
+    probes = [_probe(coef, row, keep) for row in placements]
+    per_pass = max(1, MODEL_CELLS // max(keep.size, 1))
+    models: list[Linear] = []
+    start = 0
+    while start < len(probes):
+        end, rows = start, 0
+        while end < len(probes) and (end == start or rows + len(probes[end][-1]) <= per_pass):
+            rows += len(probes[end][-1])
+            end += 1
+        chunk = probes[start:end]
+        counts = [len(p[-1]) for p in chunk]
+        slots = np.repeat(placements[start:end], counts, axis=0)
+        res = resources_many(coef, slots, np.concatenate([p[-1] for p in chunk]))
+        cuts = np.cumsum(counts)[:-1]
+        models += [_linear(keep, p, r) for p, r in zip(chunk, np.split(res, cuts), strict=True)]
+        start = end
+    return models
+
+
+def _probe(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray):
+    """What :func:`linear` moves: the pairs (:func:`spill_pairs`), their watched loads
+    (padded), their shares in ``keep``, the steps and the kept-share matrices (``keep``,
+    then ``keep`` with each pair's share moved by its step)."""
     stream, worker, watch = spill_pairs(coef, slot_of)
     width = max((len(w) for w in watch), default=1)
     padded = np.array([(w * (width // len(w) + 1))[:width] for w in watch], dtype=np.int64).reshape(
@@ -236,7 +279,12 @@ def linear(coef: Coefficients, slot_of: np.ndarray, keep: np.ndarray) -> Linear:
     step = np.where(at >= 0.5, -0.5, 0.5)
     keeps = np.repeat(keep[None], n_pairs + 1, axis=0)
     keeps[np.arange(1, n_pairs + 1), stream_a, worker_a] += step
-    res = resources_many(coef, slot_of, keeps)
+    return stream_a, worker_a, watch, padded, at, step, keeps
+
+
+def _linear(keep: np.ndarray, probe, res: np.ndarray) -> Linear:
+    """The :class:`Linear` model from :func:`_probe`'s moves and their loads ``res``."""
+    stream_a, worker_a, watch, padded, at, step, _ = probe
     base = res[0]
     grad = np.ascontiguousarray(((res[1:] - base) / step[:, None]).T)
     rows = grad.tolist()
@@ -337,14 +385,24 @@ def settle(
     while its targets are full and keeps everything otherwise. A pair at 1
     with rho <= 1 keeps everything, one at 0 with rho >= 1 spills everything.
     Returns the shares and whether they settled within ``steps`` (above R*
-    they need not: no share makes every target keep up).
+    they need not: no share makes every target keep up). A state met again ends it
+    at once, unsettled, with the state the last step would reach: each step is a
+    function of the state, so the steps cycle for ever (above R*, mostly).
 
     The small steps run on Python floats; every product of matrices is numpy's, so
     the result is bit-for-bit that of the all-numpy form (``tests/simulator/test_spill.py``).
     """
     grad, base, at, rows = model.grad, model.base, model.at, model.rows
     x = np.array(x, dtype=float)
-    for _ in range(steps):
+    seen: dict[tuple[float, ...], int] = {}  # each state visited, and at which step
+    visited: list[np.ndarray] = []
+    for step_no in range(steps):
+        state = tuple(x.tolist())
+        if state in seen:  # a cycle: the steps are a function of x, so it never settles
+            first = seen[state]
+            return visited[first + (steps - first) % (step_no - first)], False
+        seen[state] = step_no
+        visited.append(x)
         top, peak = _busiest(model, (base + grad @ (x - at)).tolist())
         old = x.tolist()
         new = old[:]
@@ -614,6 +672,80 @@ def spill_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.n
     return rate, keep
 
 
+def spill_below(coef: Coefficients, placements: np.ndarray, rate: float) -> list[bool]:
+    """Whether each placement's R* (:func:`spill_max_rate`) is certainly below ``rate``,
+    for every row of ``placements`` (B, E): a test for a search that keeps only
+    placements reaching ``rate``, at a fraction of R*'s cost (one affine model, their
+    placement passes taken together, one settling; no path, no bisection).
+
+    True when the steady state at ``rate``, settled on the affine model of the loads
+    around every share kept (:func:`settle`, as :func:`_fits` asks it), does not fit and
+    the model is exact at its shares, taken again there while it is not
+    (``MODEL_PASSES``); or when it does not settle (:func:`_fits`'s "does not fit")
+    while the loads it reads (threads, CPU) are affine in the shares, so every model's
+    (no spilling stream feeds another: :func:`_feeds_spill`). False when that
+    state fits, or when unsure, so a False only means that R* must be computed. A
+    remembered R* answers at once. Checked against R* on random placements of every
+    Storm 2 preset (``tests/simulator/test_spill.py``).
+    """
+    placements = np.atleast_2d(np.asarray(placements, dtype=np.int64))
+    digest = content_key(coef)
+    with _MEMO_LOCK:
+        found = [_MEMO.get((digest, row.tobytes())) for row in placements]
+    answers = [None if f is None else bool(f[0] < rate) for f in found]
+    todo = [b for b, answer in enumerate(answers) if answer is None]
+    models = linear_many(coef, placements[todo], all_kept(coef))
+    for b, model in zip(todo, models, strict=True):
+        answers[b] = _below(coef, placements[b], rate, model)
+    return answers
+
+
+def _below(coef: Coefficients, slot_of: np.ndarray, rate: float, model: Linear) -> bool:
+    """:func:`spill_below` of one placement from its model around every share kept."""
+    if rate * float(model.base.max(initial=0.0)) <= 1.0 + FIT_TOL:
+        return False  # fits with every share kept: R* >= rate
+    shares = model.at
+    for rounds in range(1, MODEL_PASSES + 1):
+        shares, settled = settle(model, rate, shares)
+        if not settled:  # no share lets every target keep up, as _fits answers, where the
+            # settling's loads (threads, CPU) are affine: the model's everywhere
+            return not _feeds_spill(coef)
+        if float(model.loads(shares).max(initial=0.0)) * rate <= 1.0 + FIT_TOL:
+            return False
+        if _exact(model, coef, slot_of, shares)[2]:
+            return True
+        if rounds < MODEL_PASSES:  # spilling streams feed each other: the model again there
+            model = linear(coef, slot_of, model.shares(shares))
+            shares = model.at
+    return False
+
+
+def _feeds_spill(coef: Coefficients) -> bool:
+    """Whether a spilling stream's targets feed, at any depth, another spilling stream's
+    senders through streams that route by the sender's worker (local ones: a fields or
+    all stream's targets get shares of its total, wherever it was sent): then the loads
+    are polynomial in the kept shares, not affine."""
+    with _MEMO_LOCK:
+        found = _FEEDS.get(coef)
+    if found is not None:
+        return found
+    t = coef.table
+    src, dst = t.src_comp.tolist(), t.dst_comp.tolist()
+    spilling = np.flatnonzero(t.spill).tolist()
+    senders = {src[k] for k in spilling}
+    routed = [(s, d) for s, d, local in zip(src, dst, t.local.tolist(), strict=True) if local]
+    reached, todo = set(), [dst[k] for k in spilling]
+    while todo:
+        c = todo.pop()
+        if c not in reached:
+            reached.add(c)
+            todo += [d for s, d in routed if s == c]
+    found = bool(reached & senders)
+    with _MEMO_LOCK:
+        _FEEDS[coef] = found
+    return found
+
+
 def _solve_max_rate(coef: Coefficients, slot_of: np.ndarray) -> tuple[float, np.ndarray]:
     """:func:`spill_max_rate` computed."""
     model = linear(coef, slot_of, all_kept(coef))
@@ -630,6 +762,7 @@ _MEMO: OrderedDict[tuple[bytes, bytes], tuple[float, np.ndarray]] = OrderedDict(
 _MEMO_USED = [0]  # bytes of kept shares and placements in _MEMO
 _MEMO_LOCK = Lock()
 _KEYS: WeakKeyDictionary[Coefficients, bytes] = WeakKeyDictionary()
+_FEEDS: WeakKeyDictionary[Coefficients, bool] = WeakKeyDictionary()
 
 
 def memo_size() -> tuple[int, int]:

@@ -119,6 +119,21 @@ def test_batched_search_takes_the_same_steps_as_one_score_at_a_time(name, params
     assert batched.placement() == single.placement()
 
 
+@pytest.mark.parametrize("name", ["wordcount", "top-storm-exclamation-s3-w3"])
+def test_the_storm2_screen_takes_the_same_steps_as_scoring_every_candidate(name, monkeypatch):
+    """Under Storm 2's shuffle the search skips candidates whose R* is certainly below its
+    own (Evaluator.below) instead of solving their R*: the same steps as solving them all
+    (one spilling stream; two, one feeding the other)."""
+    sc = preset(name)
+    screened = run_scheduler(sc, "slotscope")
+    monkeypatch.setattr(Evaluator, "below", lambda self, rows, rate: [False] * len(rows))
+    scored = run_scheduler(sc, "slotscope")
+    assert screened.details["steps"] > 0
+    assert screened.details == scored.details
+    assert screened.decisions == scored.decisions
+    assert screened.placement() == scored.placement()
+
+
 def _search_from_even(name: str, budget: int):
     """slotscope's local search run from ``even``'s placement of a preset."""
 

@@ -27,11 +27,13 @@ from core.simulator.spill import (
     content_key,
     forget,
     linear,
+    linear_many,
     memo_size,
     placed,
     resources,
     resources_many,
     settle,
+    spill_below,
     spill_max_rate,
 )
 
@@ -210,6 +212,42 @@ def test_model_settle_and_path_are_the_plain_forms_bit_for_bit(name):
         part, whole = _path(model, until), _reference_path(model, until)
         assert part[0] == whole[0] and part[2] == whole[2] and np.array_equal(part[1], whole[1])
     assert paths >= 4
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_models_of_many_placements_are_those_of_each(name, monkeypatch):
+    """linear_many's passes (a placement a row, split to stay under MODEL_CELLS) give each
+    placement's linear model bit for bit."""
+    import core.simulator.spill as spill
+
+    ev, rows = _samples(name, 12, seed=4)
+    keep = all_kept(ev.coef)
+    monkeypatch.setattr(spill, "MODEL_CELLS", 5 * keep.size)  # a few placements a pass
+    for many, row in zip(linear_many(ev.coef, np.array(rows), keep), rows, strict=True):
+        one = linear(ev.coef, row, keep)
+        for field in ("stream", "worker", "at", "base", "grad", "watch"):
+            assert np.array_equal(getattr(many, field), getattr(one, field)), field
+        assert many.holders == one.holders and many.watching == one.watching
+
+
+@pytest.mark.parametrize("name", (*PRESETS, "top-storm-wordcount-s3-w5"))
+def test_below_is_said_only_of_placements_whose_r_star_is_below(name):
+    """spill_below's True is certain (R* < rate), and it says it of most placements that
+    are below: at rates around each placement's R* and around another's."""
+    ev, rows = _samples(name, 16, seed=7)
+    forget()
+    stars = [spill_max_rate(ev.coef, row)[0] for row in rows]
+    said = below = 0
+    for reference in (stars[0], stars[5], *stars[8:10]):
+        for factor in (0.5, 0.9, 0.99, 1.0 - 1e-6, 1.01, 1.5):
+            rate = reference * factor
+            forget()  # not from the memo: from the model
+            answers = spill_below(ev.coef, np.array(rows), rate)
+            for star, answer in zip(stars, answers, strict=True):
+                assert not (answer and star >= rate), (star, rate)
+                said += answer
+                below += star < rate
+    assert below > 0 and said >= 0.6 * below, (said, below)
 
 
 def test_the_rate_sweep_shares_one_memo_and_other_costs_do_not():
