@@ -12,6 +12,8 @@ the ranking strip, the compare table and the what-if table:
   (text, rate): a simulation of the placement the observing scheduler assumes
   is running (its ``SchedulerSpec.running_placement``), taken from the memo
   below, so aniello-online reuses the aniello-offline panel's placement;
+  :func:`measured`: the same observations as values, which aniello-online
+  takes instead (:data:`MEASURED_RUNS`: no 20,000 flow models per edit);
 - :func:`placed`: one scheduler's schedule and its topology graph (its static
   metrics when first read), once per (text, scheduler, resolved parameters), and per rate only
   for the schedulers that read observations (the others do not depend on it);
@@ -68,9 +70,10 @@ from core.registry import (
     resolve_params,
     with_observations,
 )
-from core.schedulers.base import run_spec
+from core.schedulers import aniello_online
+from core.schedulers.base import Outcome, run_spec
 from core.search import slotscope
-from core.simulator import Analysis, analyze
+from core.simulator import Analysis, analyze, observed_values
 from core.topology import TopologyGraph
 from core.topology_set import SetSchedule, schedule_set
 from dashboard import set_placement
@@ -168,8 +171,9 @@ def observation_rate(scheduler: str, rate: float) -> float | None:
     return float(rate) if SCHEDULERS[scheduler].running_placement else None
 
 
-# An observed x10 preset holds 20,000 flow models (40,000 objects the garbage collector
-# walks on every full pass): keep only the latest few; placed() keeps what they gave.
+# An observed x10 preset holds 20,000 flows (as models, 40,000 objects the garbage
+# collector walks on every full pass): keep only the latest few; placed() keeps what
+# they gave.
 OBSERVED_KEPT = 4
 
 
@@ -179,6 +183,32 @@ def observed(text: str, rate: float, scheduler: str) -> Scenario:
     running = SCHEDULERS[scheduler].running_placement
     current = placed(text, running, resolved_params(running, "{}"), None).schedule
     return with_observations(scenario_of(text), rate, running, current=current)
+
+
+# Schedulers that read observations and take them as values (``core.simulator.observed_values``)
+# rather than as a scenario's models: on an x10 preset, building aniello-online's 20,000
+# observed flows as models and reading them back was half its placement's CPU, and the
+# 40,000 tracked objects a refresh set off the cyclic collector's full passes (17-35 ms
+# per refresh on average over the presets' edits, 5-10 ms without them). The placement
+# is the same, decision for decision: tests/dashboard/test_compute.py.
+MEASURED_RUNS: dict[str, Callable[..., Outcome]] = {
+    "aniello-online": aniello_online.schedule_measured,
+}
+
+
+@lru_cache(maxsize=OBSERVED_KEPT)
+def measured(text: str, rate: float, scheduler: str) -> aniello_online.Measured:
+    """:func:`observed`'s observations as values, for a :data:`MEASURED_RUNS` scheduler."""
+    running = SCHEDULERS[scheduler].running_placement
+    current = placed(text, running, resolved_params(running, "{}"), None).schedule
+    return aniello_online.Measured(*observed_values(scenario_of(text), current, rate))
+
+
+def _observed_itself(text: str) -> bool:
+    """Whether the scenario carries observed traffic of its own (then read as it is, as
+    ``core.schedulers.with_observations`` does)."""
+    obs = scenario_of(text).observations
+    return obs is not None and bool(obs.traffic)
 
 
 def observed_problem(text: str, rate: float, scheduler: str) -> Problem:
@@ -256,6 +286,10 @@ def placed(text: str, scheduler: str, params_key: str, rate: float | None) -> Pl
         # own treatment (core/topology_set.py), which observes each topology's running
         # placement itself where a scheduler reschedules one (the union's may be partial)
         schedule = set_placement.union_schedule(scenario_of(text), scheduler, params, rate)
+    elif rate is not None and scheduler in MEASURED_RUNS and not _observed_itself(text):
+        # the simulator's observations handed over as values (no 20,000 flow models)
+        run = functools.partial(MEASURED_RUNS[scheduler], obs=measured(text, rate, scheduler))
+        schedule = run_spec(replace(SCHEDULERS[scheduler], run=run), scenario_of(text), params)
     else:
         scenario = scenario_of(text) if rate is None else observed_problem(text, rate, scheduler)
         if scheduler == "slotscope":  # started from the memo's paper placements
@@ -522,7 +556,7 @@ def processes_from_env(default: int = 0, name: str = PROCESSES_ENV) -> int:
 
 def clear_caches() -> None:
     """Forget every memoised step (benchmarks measure a cold start)."""
-    for step in (scenario_of, graph_of, observed, placed, evaluated, analysed):
+    for step in (scenario_of, graph_of, observed, measured, placed, evaluated, analysed):
         step.cache_clear()
 
 

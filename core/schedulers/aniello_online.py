@@ -68,12 +68,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import core.schedulers.aniello_offline as aniello_offline
-from core.model import ExecutorFlow, Scenario
+from core.model import Observations, Scenario
 from core.problem import Problem, problem_of
 from core.schedulers.aniello_offline import executors_per_worker
 from core.schedulers.aniello_packing import (
@@ -101,18 +101,40 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     "No runtime observations (cold start): using aniello-offline's placement"
     """
     problem = problem_of(problem)
+    return schedule_measured(problem, params, measured(problem.scenario.observations))
+
+
+class Measured(NamedTuple):
+    """Runtime observations as this scheduler reads them (:class:`core.model.Observations`
+    or, without building its models, ``core.simulator.observed_values``)."""
+
+    flows: Sequence[tuple[str, str, float]]  # (sender, receiver, tuples/s)
+    executor_load_hz: Mapping[str, float]  # CPU load of each executor, Hz
+    node_cpu_util: Mapping[str, float]  # CPU utilisation of each node, 0..1
+
+
+def measured(obs: Observations | None) -> Measured | None:
+    """The observations a scenario carries, as :class:`Measured` (None: no traffic)."""
+    if obs is None or not obs.traffic:
+        return None
+    flows = [(f.source, f.target, f.rate) for f in obs.traffic]
+    return Measured(flows, obs.executor_load_hz, obs.node_cpu_util)
+
+
+def schedule_measured(problem: Problem, params: Mapping[str, Any], obs: Measured | None) -> Outcome:
+    """:func:`schedule` from observations ``obs`` (None or no flows: a cold start) rather
+    than the scenario's: the dashboard hands it the simulator's values."""
     scenario = problem.scenario
     factor = float(params.get("capacity_factor", 1.0))
     improvement = float(params.get("traffic_improvement", 10.0))
     current = aniello_offline.schedule(problem, aniello_offline.DEFAULTS)
-    obs = scenario.observations
-    if obs is None or not obs.traffic:
+    if obs is None or not obs.flows:
         first = "No runtime observations (cold start): using aniello-offline's placement"
         details = {"traffic_before": None, "traffic_after": None, "reschedule": False}
         return Outcome(current.assignments, (first, *current.decisions), details=details)
     execs = problem.graph.executors_topological()
     index = {e: i for i, e in enumerate(execs)}
-    flows, known = observed_flows(obs.traffic, index)
+    flows, known = observed_flows(obs.flows, index)
     loads = np.array([obs.executor_load_hz.get(e, 0.0) for e in execs], dtype=float)
     nodes = scenario.cluster.nodes
     full = np.array([n.sockets * n.cores * n.ghz * HZ_PER_GHZ for n in nodes])  # Hz
@@ -122,7 +144,7 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     before = inter_traffic(flows, cur_node)
     details: dict[str, Any] = {
         "observed_pairs": len(flows[0]),
-        "ignored_flows": len(obs.traffic) - known,
+        "ignored_flows": len(obs.flows) - known,
         "traffic_before": round(before, 3),
         "traffic_after": None,
         "reschedule": False,
@@ -168,18 +190,21 @@ def schedule(problem: Problem | Scenario, params: Mapping[str, Any]) -> Outcome:
     return Outcome(assignments=assignments, decisions=tuple(decisions), details=details)
 
 
-def observed_flows(traffic: Sequence[ExecutorFlow], index: Mapping[str, int]) -> tuple[Flows, int]:
-    """The observed flows between known executors as undirected pairs, hottest first
-    (:func:`hottest`; executors by their ``index``), and how many flows were known.
+def observed_flows(
+    traffic: Sequence[tuple[str, str, float]], index: Mapping[str, int]
+) -> tuple[Flows, int]:
+    """The observed flows (sender, receiver, tuples/s) between known executors as
+    undirected pairs, hottest first (:func:`hottest`; executors by their ``index``), and
+    how many flows were known.
 
     One pass over the flows (tens of thousands on the x10 presets).
     """
     ends = np.fromiter(
-        (k for f in traffic for k in (index.get(f.source, -1), index.get(f.target, -1))),
+        (k for u, v, _ in traffic for k in (index.get(u, -1), index.get(v, -1))),
         dtype=np.int64,
         count=2 * len(traffic),
     ).reshape(-1, 2)
-    rates = np.fromiter((f.rate for f in traffic), dtype=float, count=len(traffic))
+    rates = np.fromiter((r for _, _, r in traffic), dtype=float, count=len(traffic))
     known = (ends >= 0).all(axis=1)
     return hottest(ends[known, 0], ends[known, 1], rates[known]), int(np.count_nonzero(known))
 

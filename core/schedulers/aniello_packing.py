@@ -27,6 +27,9 @@ EPS = 1e-9  # float slack on capacity checks
 _TIE = 1e-6  # tuples/s: traffic differences below this are ties
 DENSE_CELLS = 1 << 22  # items x bins up to this: the traffic to placed neighbours is one array
 SCAN_FIRST = 256  # pairs checked together first for "both stay" (then 512, 1024, ...)
+# pairs in a row that stayed before pack scans again: where changes come every few pairs a
+# scan (a few hundred microseconds) finds one at once, and a pair by hand costs ~3 us
+SCAN_AFTER = 64
 SCAN_CELLS = 1 << 18  # at most this many (pair, bin) cells in one check
 
 Pair = tuple[int, int, float]  # item, item, traffic (tuples/s)
@@ -94,7 +97,8 @@ def pack(
     in index order (workers) rather than pair order (nodes); items with
     ``active`` False and no traffic stay out (empty workers). Runs of pairs
     that would leave both items where they are are found by :class:`StayScan`
-    and skipped (the same placement and reasons, in fewer Python steps).
+    and skipped (the same placement and reasons, in fewer Python steps), once
+    ``SCAN_AFTER`` pairs in a row changed nothing.
     Returns each item's bin, the reason, and the items' adjacency.
     """
     item, where, kind = names
@@ -125,22 +129,21 @@ def pack(
     def hot(other: int, rate: float) -> str:
         return f"{rate:.4g} tuples/s with {item(other)}"
 
-    k, size, by_hand, next_scan = 0, SCAN_FIRST, SCAN_FIRST, 0
+    k, size, quiet = 0, SCAN_FIRST, 0  # quiet: pairs in a row that changed nothing
     while k < len(pairs):
         x, y, rate = pairs[k]
-        if scan is not None and k >= next_scan and bin_of[x] >= 0 and bin_of[y] >= 0:
+        if scan is not None and quiet >= SCAN_AFTER and bin_of[x] >= 0 and bin_of[y] >= 0:
             end = min(k + size, len(pairs))  # skip in one array step the pairs that stay
             stop = scan.first_change(k, end)
             if stop == end:
-                k, size, by_hand = end, min(2 * size, scan.max_rows), SCAN_FIRST
+                k, size = end, min(2 * size, scan.max_rows)
                 continue
-            if stop - k < SCAN_FIRST:  # changes come thick here: pair by pair for a while
-                next_scan, by_hand = stop + by_hand, min(2 * by_hand, len(pairs))
-            k, size = stop, SCAN_FIRST
+            k, size, quiet = stop, SCAN_FIRST, 0
             x, y, rate = pairs[k]
         k += 1
         wx, wy = bin_of[x], bin_of[y]
         if wx < 0 and wy < 0:
+            quiet = 0
             b = bins.least_loaded(2, loads[x] + loads[y])
             if b is not None:
                 put(x, b), put(y, b)
@@ -168,7 +171,9 @@ def pack(
             raise Infeasible(f"no combination of {kind}s takes {item(x)} and {item(y)}")
         cost, bx, by = best
         if bx == wx and by == wy:
+            quiet += 1
             continue  # both stay: most pairs once the hottest are placed
+        quiet = 0
         moves = [(z, b, w) for z, b, w in ((x, bx, wx), (y, by, wy)) if b != w]
         for z, _, w in moves:
             if w >= 0:
@@ -282,6 +287,9 @@ class StayScan:
         if room.size == 0:
             return np.full(len(load), -1, dtype=np.int64)
         order = room[np.lexsort((room, held[room]))]
+        if self.bins.uniform:  # one load cap: the least loaded bin fits, or none does
+            fits = held[order[0]] + load <= self.load_cap[order[0]]
+            return np.where(fits, order[0], -1)
         fit = held[order][None, :] + load[:, None] <= self.load_cap[order][None, :]
         return np.where(fit.any(axis=1), order[fit.argmax(axis=1)], -1)
 

@@ -10,7 +10,7 @@ import pytest
 from core.metrics import placement_metrics
 from core.presets import preset
 from core.registry import PAPER_SCHEDULERS, run_scheduler, with_observations
-from core.simulator import analyze, observe
+from core.simulator import MAX_OBSERVED_FLOWS, analyze, observe
 from dashboard import compute
 
 
@@ -61,20 +61,56 @@ def test_aniello_online_observes_the_aniello_offline_panel_placement_once(lf_dia
     assert compute.placed.cache_info().misses == 2
     sc = compute.scenario_of(text)
     expected = observe(sc, offline.schedule, rate)
-    assert compute.observed(text, rate, "aniello-online").observations == expected
+    # the observations handed over as values (compute.MEASURED_RUNS), not as models
+    got = compute.measured(text, rate, "aniello-online")
+    assert got.flows == [(f.source, f.target, f.rate) for f in expected.traffic]
+    assert got.executor_load_hz == expected.executor_load_hz
+    assert got.node_cpu_util == expected.node_cpu_util
+    assert compute.observed.cache_info().misses == 0  # no observed scenario built
     # the same placement a comparison at this rate gets
     alone = run_scheduler(with_observations(sc, rate, "aniello-offline"), "aniello-online")
-    # (observed through the page's own Problem, observe's flows never hashed: the same plan)
     assert online.schedule.placement() == alone.placement()
     assert online.schedule.decisions == alone.decisions
     assert online.schedule.details == alone.details
+
+
+@pytest.mark.parametrize("edit", ["parallelism", "cores"])
+def test_aniello_online_on_20000_observed_flows_places_as_a_comparison(edit):
+    """lf-star-x10 after an edit: the observations are cut at MAX_OBSERVED_FLOWS; the
+    page's placement from values is the comparison's from models, decision for decision."""
+    compute.clear_caches()
+    data = preset("lf-star-x10").to_json_dict()
+    if edit == "parallelism":
+        data["topology"]["components"][1]["parallelism"] += 1
+    else:
+        data["cluster"]["nodes"][0]["cores"] -= 1
+    text, rate = compute.canonical(data), float(data["workload"]["rate"])
+    online = compute.evaluate(text, "aniello-online", "{}", rate).schedule
+    assert len(compute.measured(text, rate, "aniello-online").flows) == MAX_OBSERVED_FLOWS
+    sc = compute.scenario_of(text)
+    alone = run_scheduler(with_observations(sc, rate, "aniello-offline"), "aniello-online")
+    assert online.placement() == alone.placement()
+    assert (online.decisions, online.details) == (alone.decisions, alone.details)
+
+
+def test_aniello_online_reads_a_scenario_s_own_observations_as_they_are(lf_diamond):
+    text, rate = lf_diamond
+    data = json.loads(text)
+    spout, bolt = data["topology"]["components"][0]["id"], data["topology"]["components"][1]["id"]
+    data["observations"] = {"traffic": [{"from": f"{spout}#0", "to": f"{bolt}#0", "rate": 9.0}]}
+    text = compute.canonical(data)
+    online = compute.evaluate(text, "aniello-online", "{}", rate).schedule
+    assert compute.measured.cache_info().misses == 0  # nothing simulated
+    assert online.details["observed_pairs"] == 1
+    alone = run_scheduler(compute.scenario_of(text), "aniello-online")
+    assert online.placement() == alone.placement() and online.details == alone.details
 
 
 def test_aniello_online_is_observed_again_at_another_rate(lf_diamond):
     text, rate = lf_diamond
     compute.evaluate(text, "aniello-online", "{}", rate)
     compute.evaluate(text, "aniello-online", "{}", rate / 2)
-    assert compute.observed.cache_info().misses == 2
+    assert compute.measured.cache_info().misses == 2
     assert compute.placed.cache_info().misses == 3  # offline once, online at each rate
 
 

@@ -221,19 +221,15 @@ def test_alpha_outside_the_unit_interval_is_refused_naming_it(value):
 
 
 def test_observed_flows_sum_both_ways_and_skip_unknown_executors():
-    from core.model import ExecutorFlow
     from core.schedulers.aniello_online import observed_flows
 
     index = {"a#0": 0, "b#0": 1, "c#0": 2, "d#0": 3}
     traffic = [
-        ExecutorFlow(**{"from": u, "to": v, "rate": r})
-        for u, v, r in [
-            ("a#0", "b#0", 2.0),
-            ("c#0", "d#0", 6.0),
-            ("x#9", "a#0", 7.0),  # unknown sender: ignored
-            ("b#0", "a#0", 3.0),  # the other way: one pair of 5
-            ("a#0", "a#0", 4.0),  # to itself: known, but no pair
-        ]
+        ("a#0", "b#0", 2.0),
+        ("c#0", "d#0", 6.0),
+        ("x#9", "a#0", 7.0),  # unknown sender: ignored
+        ("b#0", "a#0", 3.0),  # the other way: one pair of 5
+        ("a#0", "a#0", 4.0),  # to itself: known, but no pair
     ]
     (lo, hi, rate), known = observed_flows(traffic, index)
     assert (lo.tolist(), hi.tolist(), rate.tolist(), known) == ([2, 0], [3, 1], [6.0, 5.0], 4)

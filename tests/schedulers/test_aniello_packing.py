@@ -73,7 +73,11 @@ def _random_packing(seed: int, uniform: bool, keep_order: bool):
     return run
 
 
-def test_skipping_the_pairs_that_stay_changes_nothing(monkeypatch):
+@pytest.mark.parametrize("scan_after", [0, 3])
+def test_skipping_the_pairs_that_stay_changes_nothing(monkeypatch, scan_after):
+    # these packings have tens of pairs: scan as soon as both items are placed (0), or
+    # after a few quiet pairs (pack's own rule, at a scale that reaches it here)
+    monkeypatch.setattr(packing, "SCAN_AFTER", scan_after)
     cases = [_random_packing(s, s % 2 == 0, s % 3 != 0) for s in range(300)]
     skipped = []
     first_change = packing.StayScan.first_change
@@ -100,3 +104,28 @@ def test_lf_star_x10_is_placed_alike_with_and_without_the_scan(monkeypatch):
     assert scanned.placement() == alone.placement()
     assert scanned.decisions == alone.decisions
     assert scanned.details == alone.details
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_the_scan_s_least_loaded_is_the_bins_own_for_every_load(uniform):
+    """StayScan.least_loaded (one load cap: only the least loaded bin is tried) answers as
+    Bins.least_loaded, pair by pair, also where no bin fits (-1)."""
+    rng = np.random.default_rng(7 if uniform else 8)
+    answers = []
+    for _ in range(50):
+        n = int(rng.integers(1, 7))
+        caps = np.full(n, 6.0) if uniform else rng.uniform(2.0, 8.0, n)
+        bins = packing.Bins(rng.integers(1, 4, n), caps)
+        for b in rng.integers(0, n, int(rng.integers(0, 8))).tolist():
+            if bins.count[b] < bins.count_cap[b]:
+                bins.put(b, float(rng.integers(0, 4)))
+        loads = rng.integers(0, 9, 12).astype(float)
+        flows = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        placed = np.full(1, -1, dtype=np.int64)
+        scan = packing.StayScan(flows, loads, bins, placed, (np.zeros((n, 1)), np.zeros(1)), True)
+        count, held = np.array(bins.count), np.array(bins.load)
+        got = scan.least_loaded(loads, count, held).tolist()
+        want = [bins.least_loaded(1, float(x)) for x in loads]
+        assert got == [-1 if w is None else w for w in want]
+        answers += got
+    assert -1 in answers and max(answers) > 0  # some loads fit nowhere, some beyond bin 0
