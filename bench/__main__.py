@@ -19,6 +19,7 @@ BENCHMARKS = {
     "topology_set": "bench.bench_topology_set",  # every scheduler on storm-large-cluster-02
     "sweep": "bench.bench_sweep",  # storm-large-cluster-01, every scheduler, local[1]/[2]
     "load": "bench.load",  # 20 users on a local server for 2 minutes (issue 23)
+    "refresh": "bench.bench_refresh",  # CPU of a placement refresh after an edit, in process
 }
 
 
