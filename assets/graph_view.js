@@ -17,7 +17,8 @@
 // centred in the pane at that zoom. Labels and drawing are sized apart: at or above the
 // labels' zoom (the stylesheet's minZoom, 0.9: every label 12.15 px or more on screen) the
 // map is drawn as styled; to show a map whole it may be drawn smaller, down to
-// MAP_LEAST_ZOOM (cyto_styles.MAP_LEAST_ZOOM), its labels then made larger in the map by
+// the least zoom the page states (its root's data-map-least-zoom: cyto_styles.MAP_LEAST_ZOOM
+// from dashboard/layout.py; none: the labels' zoom), its labels then made larger in the map by
 // the labels' zoom / zoom, so they keep their size on screen (and rows keep room for them).
 // A map no column count shows whole at its least zoom gets as many columns as fit the
 // pane's width, and is panned down rather than cut at the right.
@@ -27,7 +28,6 @@
   var PAD_TOP = 30;  // px above it, clear of the pane's label
   var GAP_X = 24;  // px between node boxes side by side (dashboard/map_geometry.py)
   var ROW_GAP = 12;  // px between a node box and the label of the box below it
-  var MAP_LEAST_ZOOM = 0.6;  // the least zoom a map is drawn at (cyto_styles.MAP_LEAST_ZOOM)
   var LABEL_GAP = 8;  // px on screen between two labels side by side, at least
   var DAG_RANK_SEP = 36;  // px between ranks as the server lays a DAG out (DAG_LAYOUT)
   var DAG_LABEL_SEP = 26;  // px between ranks a stream's label (13.5 px, its padding) needs
@@ -52,6 +52,13 @@
   // The zoom at and above which the map's labels need no help (its stylesheet's minZoom).
   function labelZoom(cy) { return cy.scratch("_slotscopeLabelZoom"); }
   function labelScale(cy) { return cy.scratch("_slotscopeLabelScale") || 1; }
+
+  // The least zoom a map may be drawn at, as the page states it (none: the labels' zoom).
+  function leastZoom(cy) {
+    var holder = document.querySelector("[data-map-least-zoom]");
+    var least = holder ? parseFloat(holder.getAttribute("data-map-least-zoom")) : NaN;
+    return isFinite(least) && least > 0 ? least : labelZoom(cy);
+  }
 
   // Make every labelled node's label ``k`` times its stylesheet's size (1: as styled).
   function scaleLabels(cy, k) {
@@ -185,7 +192,8 @@
       widest: list.reduce(function (w, b) { return Math.max(w, b.labelW); }, 0),
       tallest: list.reduce(function (h, b) { return Math.max(h, b.h); }, 0),
     };
-    var floor = Math.min(labelZoom(cy), Math.max(MAP_LEAST_ZOOM, slotLabelZoom(cy, labelZoom(cy))));
+    var least = Math.max(leastZoom(cy), slotLabelZoom(cy, labelZoom(cy)));
+    var floor = Math.min(labelZoom(cy), least);
     var best = null, widestFit = null;
     for (var c = 1; c <= list.length; c += 1) {
       var option = gridZoom(cy, g, c, floor);

@@ -12,7 +12,8 @@ WordCount under 10 s. The server is the app on werkzeug's threaded server, with
 Each interaction also prints its breakdown: callbacks answered, the seconds the server
 was answering one, and the rest (the browser's own work: dash-renderer passes over every
 component of the page once per callback answered and per component it renders anew, see
-:mod:`dashboard.static_html`). ``SLOTSCOPE_BENCH_PARTS=interactions`` runs only those.
+:mod:`dashboard.static_html`). ``SLOTSCOPE_BENCH_PARTS=interactions`` runs only those;
+``SLOTSCOPE_BENCH_INTERACTIONS=page,switch`` only the ones named (of ``INTERACTIONS``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ EVALUATION_PROCESSES = int(os.environ.get("SLOTSCOPE_PLACEMENT_PROCESSES", "0"))
 INTERACTION_TARGET_S = 1.0  # p95 of a preset switch, an edit, a what-if
 FIRST_PAGE_TARGET_S = 2.0  # p95 of the first page, warm
 SIMULATE_TARGET_S = 10.0
+INTERACTIONS = ("page", "switch", "edit", "whatif", "simulate")
 SWITCH_PRESETS = ("lf-diamond", "wordcount", "rollingcount", "nasiri-diamond", "aniello")
 
 
@@ -188,11 +190,15 @@ class CpuMeter:
         return runs
 
 
-def cpu_line(runs: list[dict[str, float]]) -> str:
-    """p50 of each CPU figure over ``runs`` (:class:`CpuMeter`), one line."""
+def cpu_line(runs: list[dict[str, float]], main_thread: bool = True) -> str:
+    """p50 of each CPU figure over ``runs`` (:class:`CpuMeter`), one line; without the
+    page's main-thread figures when ``main_thread`` is False (a page load: the DevTools
+    counters start again with each document)."""
     if not runs:
         return ""
     med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
+    if not main_thread:
+        return f"CPU p50: Chromium {med['browser']:.2f} s, server {med['server']:.2f} s"
     return (
         f"CPU p50: Chromium {med['browser']:.2f} s (main thread: task {med['TaskDuration']:.2f},"
         f" script {med['ScriptDuration']:.2f}, style {med['RecalcStyleDuration']:.2f}, layout"
@@ -263,7 +269,8 @@ def browser_times(only_interactions: bool = False) -> None:
 
     compute.clear_caches()
     compute.start_processes(EVALUATION_PROCESSES)  # as the Procfile serves it
-    warm_up(SPARK_MASTER)
+    if not only_interactions or "simulate" in chosen_interactions():
+        warm_up(SPARK_MASTER)
     server.config[MASTER_CONFIG] = SPARK_MASTER
     server.config[WARM_ON_VISIT_CONFIG] = False
     job_pool(server).prestart()
@@ -355,6 +362,7 @@ def _percentiles(
     target: float,
     answered: list[tuple[int, float]] | None = None,
     cpu: list[dict[str, float]] | None = None,
+    main_thread: bool = True,
 ) -> None:
     """One interaction's p50/p95 and its runs, the load, and (``answered``: per run, the
     callbacks answered and the seconds the server was answering one) the breakdown;
@@ -373,7 +381,7 @@ def _percentiles(
             f" {np.median(busy):.2f} s, the rest (browser, network) p50 {np.median(browser):.2f} s"
         )
     if cpu:
-        print(f"  {'':<44} {cpu_line(cpu)}")
+        print(f"  {'':<44} {cpu_line(cpu, main_thread)}")
 
 
 def _set(
@@ -406,6 +414,16 @@ def _set(
     return seconds
 
 
+def chosen_interactions() -> tuple[str, ...]:
+    """The interactions ``SLOTSCOPE_BENCH_INTERACTIONS`` names (comma-separated), else all."""
+    asked = os.environ.get("SLOTSCOPE_BENCH_INTERACTIONS", "")
+    names = tuple(n.strip() for n in asked.split(",") if n.strip())
+    unknown = sorted(set(names) - set(INTERACTIONS))
+    if unknown:
+        raise SystemExit(f"SLOTSCOPE_BENCH_INTERACTIONS: unknown {unknown}, one of {INTERACTIONS}")
+    return names or INTERACTIONS
+
+
 def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
     """p50/p95 of each interaction of issue 24 in the browser, ``runs`` times each: the
     first page (warm server caches), a preset switch (placements drawn), an edit of a
@@ -415,19 +433,29 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
     from dashboard import ids
 
     print(f"interactions in headless Chromium, {runs} runs each (default schedulers):")
+    chosen = chosen_interactions()
     meter = CpuMeter(driver)
     url = f"{base_url}/?preset=wordcount"
     driver.get(url)
     _wait(lambda: driver.execute_script(DOTS_JS), 120)
     _settled(driver, 120)
     pages = []
-    for _ in range(runs):
+    for _ in range(runs if "page" in chosen else 0):
+        meter.start()
         start = time.perf_counter()
         driver.get(url)
         _wait(lambda: driver.execute_script(DOTS_JS), 60)
         _wait(lambda: driver.execute_script(SETTLED_JS), 60)
         pages.append(time.perf_counter() - start)
-    _percentiles("first page, warm (every panel drawn)", pages, FIRST_PAGE_TARGET_S)
+        meter.stop()
+    if pages:
+        _percentiles(
+            "first page, warm (every panel drawn)",
+            pages,
+            FIRST_PAGE_TARGET_S,
+            cpu=meter.take(),
+            main_thread=False,
+        )
 
     answered: list[tuple[int, float]] = []
     drawn: list[float] = []
@@ -440,40 +468,51 @@ def interaction_times(driver, base_url: str, runs: int = RUNS) -> None:
             drawn,
             meter,
         )
-        for i in range(runs)
+        for i in range(runs if "switch" in chosen else 0)
     ]
-    _percentiles("preset switch, drawn (searches may run)", drawn, INTERACTION_TARGET_S)
-    _percentiles(
-        "preset switch (placements drawn)", switches, INTERACTION_TARGET_S, answered, meter.take()
-    )
+    if switches:
+        _percentiles("preset switch, drawn (searches may run)", drawn, INTERACTION_TARGET_S)
+        _percentiles(
+            "preset switch (placements drawn)",
+            switches,
+            INTERACTION_TARGET_S,
+            answered,
+            meter.take(),
+        )
+    if not {"edit", "whatif", "simulate"} & set(chosen):
+        return
 
     _set(driver, ids.PRESET, {"value": "wordcount"})
     rows = preset_json("wordcount")["topology"]["components"]
     edits, answered, drawn = [], [], []
-    for i in range(runs):  # a new parallelism each run: nothing cached
+    for i in range(runs if "edit" in chosen else 0):  # a new parallelism each run: not cached
         row = i % len(rows)
         rows = [dict(r) for r in rows]
         rows[row]["parallelism"] = rows[row]["parallelism"] + 1
         edits.append(_set(driver, ids.COMPONENTS_GRID, {"rowData": rows}, answered, drawn, meter))
-    _percentiles("edit, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
-    _percentiles(
-        "edit to refreshed placements", edits, INTERACTION_TARGET_S, answered, meter.take()
-    )
+    if edits:
+        _percentiles("edit, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
+        _percentiles(
+            "edit to refreshed placements", edits, INTERACTION_TARGET_S, answered, meter.take()
+        )
 
     nodes = [n["id"] for n in preset_json("wordcount")["cluster"]["nodes"]]
     answered, drawn = [], []
     whatifs = [
         _set(driver, ids.FAIL_NODE, {"value": nodes[i % len(nodes)]}, answered, drawn, meter)
-        for i in range(runs)
+        for i in range(runs if "whatif" in chosen else 0)
     ]
-    _percentiles("what-if, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
-    _percentiles(
-        "what-if (a node failed, table filled)",
-        whatifs,
-        INTERACTION_TARGET_S,
-        answered,
-        meter.take(),
-    )
+    if whatifs:
+        _percentiles("what-if, drawn (searches show progress)", drawn, INTERACTION_TARGET_S)
+        _percentiles(
+            "what-if (a node failed, table filled)",
+            whatifs,
+            INTERACTION_TARGET_S,
+            answered,
+            meter.take(),
+        )
+    if "simulate" not in chosen:
+        return
 
     driver.get(url)
     _wait(lambda: driver.execute_script(DOTS_JS), 60)

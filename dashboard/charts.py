@@ -9,7 +9,7 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.figures import VIOLATIONS_KEY, Figure, Skipped, is_ok
-from dashboard import export, ids, ranking, registry, sweep_view
+from dashboard import export, ids, registry, sweep_view
 from dashboard.colors import BETTER, MUTED, WORSE
 from dashboard.figures import (
     DIFF_FIGURES,
@@ -116,7 +116,6 @@ def layout() -> html.Section:
                 ],
             ),
             html.Div(waiting(), id=ids.CHARTS_AREA, className="charts"),
-            ranking.stores(),
             export.stores(),
             html.Div(id=ids.PLOTLY_PRELOAD, hidden=True),
             dcc.Interval(id=ids.PRELOAD_TIMER, interval=PRELOAD_AFTER_MS, max_intervals=1),

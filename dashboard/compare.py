@@ -8,11 +8,10 @@ Built from the memoised evaluations the panels already hold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dash import Input, Output, State, callback, ctx, dcc, html, no_update
-from dash.exceptions import PreventUpdate
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from core.metrics import PlacementChanges, placement_changes
 from core.registry import SCHEDULERS
@@ -20,11 +19,17 @@ from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate
 from dashboard.jobs import panel_ready
 from dashboard.ranking import FIGURES, Standing, standing
+from dashboard.static_html import static
 from dashboard.view_state import default_pair, follow_selection
 
 
-def controls(selected: Sequence[str]) -> html.Div:
-    """The pair pickers (first two selected schedulers by default) and the result area."""
+def controls(
+    selected: Sequence[str], result: Any = None, compared: Mapping[str, Any] | None = None
+) -> html.Div:
+    """The pair pickers (first two selected schedulers by default), the result area and the
+    store (``result`` and ``compared``: :func:`result_of` and :func:`store_of_pair` of the
+    default pair in the scenario served). Picking a pair draws its result and outlines
+    (``dashboard.panels.compare_pair``)."""
     options = picker_options(selected)
     first, second = default_pair(selected)
     return html.Div(
@@ -34,8 +39,8 @@ def controls(selected: Sequence[str]) -> html.Div:
             dcc.Dropdown(id=ids.COMPARE_A, options=options, value=first, clearable=True),
             html.Span("with", className="muted"),
             dcc.Dropdown(id=ids.COMPARE_B, options=options, value=second, clearable=True),
-            html.Div(id=ids.COMPARE_RESULT, className="compare-result"),
-            dcc.Store(id=ids.COMPARE_STORE),
+            html.Div(result, id=ids.COMPARE_RESULT, className="compare-result"),
+            dcc.Store(id=ids.COMPARE_STORE, data=compared),
         ],
     )
 
@@ -132,30 +137,56 @@ def store_of(a: str, b: str, changes: PlacementChanges | None) -> dict[str, Any]
     }
 
 
-@callback(
-    Output(ids.COMPARE_RESULT, "children"),
-    Output(ids.COMPARE_STORE, "data"),
-    Input(ids.COMPARE_A, "value"),
-    Input(ids.COMPARE_B, "value"),
-    Input(ids.SCENARIO_STORE, "data"),
-    Input(ids.PARAMS_STORE, "data"),
-    Input(ids.RATE, "value"),
-)
-def compare(a, b, scenario_data, params, rate):
-    """The moved executors and the difference table of the chosen pair. The store (the
-    maps' outlines) is written here when the pair changes; a new scenario, parameters or
-    rate write it with the panels (``dashboard.panels.fill_panels``: one redraw)."""
-    if not scenario_data or not rate or rate <= 0:
-        raise PreventUpdate
-    picked = ctx.triggered_id in (None, ids.COMPARE_A, ids.COMPARE_B)
+PICK_TWO = "Pick two different schedulers."
+WAITING = "Waiting for the background placement."
+
+
+def pair_evaluations(
+    text: str,
+    pair: Sequence[str | None],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> tuple[Evaluation, Evaluation] | str:
+    """The evaluations of the picked ``pair`` in the scenario ``text`` at ``rate`` tuples/s,
+    or why there are none: :data:`PICK_TWO` for no pair of two known schedulers,
+    :data:`WAITING` while either is placed in the background (never waited for here)."""
+    a, b = pair
     if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
-        note = html.Span("Pick two different schedulers.", className="muted")
-        return note, None if picked else no_update
-    text = canonical(scenario_data)
-    if not all(panel_ready(text, s, params, float(rate)) for s in (a, b)):  # off the request
-        note = html.Span("Waiting for the background placement.", className="muted")
-        return note, None if picked else no_update
-    ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), float(rate)) for s in (a, b))
-    changes = changes_of(ea, eb)
-    result = [html.P(moved_line(changes, a, b)), difference_table(standing(ea), standing(eb))]
-    return result, store_of(a, b, changes) if picked else no_update
+        return PICK_TWO
+    if not all(panel_ready(text, s, params, rate) for s in (a, b)):  # off the request
+        return WAITING
+    ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), rate) for s in (a, b))
+    return ea, eb
+
+
+def pair_store(
+    text: str,
+    pair: Sequence[str | None],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> dict[str, Any] | None:
+    """What the compare store holds for the picked ``pair`` (the maps' outlines, as
+    ``dashboard.panels`` writes it with a pair picked or a refresh): None for no pair or
+    while either is placed in the background."""
+    return store_of_pair(pair, pair_evaluations(text, pair, params, rate))
+
+
+def store_of_pair(
+    pair: Sequence[str | None], evaluated: tuple[Evaluation, Evaluation] | str
+) -> dict[str, Any] | None:
+    """The compare store of ``pair`` from its :func:`pair_evaluations` (None: no pair)."""
+    if isinstance(evaluated, str):
+        return None
+    return store_of(str(pair[0]), str(pair[1]), changes_of(*evaluated))
+
+
+def result_of(pair: Sequence[str | None], evaluated: tuple[Evaluation, Evaluation] | str) -> Any:
+    """What the compare area shows for ``pair`` from its :func:`pair_evaluations`: what
+    moved and the difference table, or why there is nothing to compare."""
+    if isinstance(evaluated, str):
+        return html.Span(evaluated, className="muted")
+    a, b = str(pair[0]), str(pair[1])
+    changes = changes_of(*evaluated)
+    # one component (dashboard.static_html): the table's ~50 cells, rendered anew on every
+    # preset switch and edit, each cost dash-renderer a pass over the page
+    return static([html.P(moved_line(changes, a, b)), difference_table(*map(standing, evaluated))])

@@ -25,7 +25,8 @@ DAG_MIN_ZOOM = MAP_MIN_ZOOM = MIN_ZOOM
 # A placement map is drawn smaller than MAP_MIN_ZOOM, down to MAP_LEAST_ZOOM, when that
 # shows it whole (Present at 1440x900, the x10 presets): assets/graph_view.js then makes
 # its labels larger in the map by MAP_MIN_ZOOM / zoom, so on screen they stay 12.15 px or
-# more, and lowers the graph's minZoom to that zoom (the same number is in the script).
+# more, and lowers the graph's minZoom to that zoom (the script reads this number from the
+# page's root, ``data-map-least-zoom``: dashboard/layout.py).
 MAP_LEAST_ZOOM = 0.6
 _READABLE = {"min-zoomed-font-size": MIN_LABEL_PX}
 MAP_LABEL_WIDTH = MIN_NODE_W  # px: a node's label wraps to its box's least width

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, html
+from dash import Input, Output, State, callback, clientside_callback, dcc, html
 from dash.exceptions import PreventUpdate
 
 from core import report
@@ -193,28 +193,43 @@ def image_request(
     return request | {"lines": lines, "legend": [asdict(item) for item in legend(ev, graph)]}
 
 
+# A panel's export menu: (graph, format, label) of each item.
+EXPORT_ITEMS = (
+    ("map", "png", "Placement PNG"),
+    ("map", "svg", "Placement SVG"),
+    ("dag", "png", "Topology PNG"),
+    ("dag", "svg", "Topology SVG"),
+)
+# A panel's export item clicked (its scheduler, graph and format; set by assets/menus.js:
+# the menus are display-only HTML, not nine panels' worth of buttons for dash-renderer).
+EXPORT_CHOICE = "export-choice"
+
+
 def stores() -> html.Div:
     """The image export's stores, for the page's layout."""
-    return html.Div([dcc.Store(id=IMAGE_REQUEST), dcc.Store(id=IMAGE_DONE)], hidden=True)
+    return html.Div(
+        [dcc.Store(id=EXPORT_CHOICE), dcc.Store(id=IMAGE_REQUEST), dcc.Store(id=IMAGE_DONE)],
+        hidden=True,
+    )
 
 
 @callback(
     Output(IMAGE_REQUEST, "data"),
-    Input({"type": ids.EXPORT_TYPE, "sched": ALL, "graph": ALL, "fmt": ALL}, "n_clicks"),
+    Input(EXPORT_CHOICE, "data"),
     State(ids.SCENARIO_STORE, "data"),
     State(ids.PARAMS_STORE, "data"),
     State(ids.RATE, "value"),
     State(ids.RESULTS_STORE, "data"),
     prevent_initial_call=True,
 )
-def ask_image(clicks, scenario_data, params, rate, results):
+def ask_image(choice, scenario_data, params, rate, results):
     """A click on a panel's export item: the caption and legend for the browser to draw."""
-    target = ctx.triggered_id
-    if not target or not any(clicks) or not scenario_data or not rate or float(rate) <= 0:
+    if not isinstance(choice, dict) or not scenario_data or not rate or float(rate) <= 0:
         raise PreventUpdate
-    return image_request(
-        scenario_data, target["sched"], target["graph"], target["fmt"], params, float(rate), results
-    )
+    sched, graph, fmt = (choice.get(k) for k in ("sched", "graph", "fmt"))
+    if sched not in SCHEDULERS or (graph, fmt) not in {(g, f) for g, f, _ in EXPORT_ITEMS}:
+        raise PreventUpdate
+    return image_request(scenario_data, sched, graph, fmt, params, float(rate), results)
 
 
 # Draws the requested panel graph with its caption above and its legend below, and

@@ -63,7 +63,6 @@ STATS_TYPE = "panel-stats"
 NOTE_TYPE = "panel-note"
 DECISIONS_TYPE = "panel-decisions"
 DRILL_TYPE = "panel-drill"
-EXPORT_TYPE = "export"
 
 # simulation
 SIMULATE = "simulate"
@@ -129,10 +128,6 @@ def decisions_id(scheduler: str) -> dict[str, str]:
 
 def drill_id(scheduler: str) -> dict[str, str]:
     return {"type": DRILL_TYPE, "sched": scheduler}
-
-
-def export_id(scheduler: str, graph: str, fmt: str) -> dict[str, str]:
-    return {"type": EXPORT_TYPE, "sched": scheduler, "graph": graph, "fmt": fmt}
 
 
 def param_id(scheduler: str, name: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from dash import Input, Output, callback, dcc, html
+from dash import dcc, html
 from flask import current_app, has_request_context, request
 
 from core.model import Scenario, validate_scenario
@@ -48,65 +48,65 @@ from dashboard import (
     view_state,
 )
 from dashboard import glossary as page_glossary
+from dashboard.cyto_styles import MAP_LEAST_ZOOM
+from dashboard.panel_content import scenario_facts
 from dashboard.rows import scenario_rows
 from dashboard.static_html import static
 from dashboard.transfer import PRESENT_DEFAULT, parse_present
 
 log = logging.getLogger(__name__)
 DEFAULT_PRESET = "wordcount"
-
-
-def facts(scenario: Scenario) -> str:
-    """One line: executors, components, nodes, slots and W."""
-    topo = scenario.topology
-    executors = sum(c.parallelism for c in topo.components) + topo.ackers
-    slots = sum(n.slots for n in scenario.cluster.nodes)
-    return (
-        f"{executors} executors · {len(topo.components)} components · "
-        f"{len(scenario.cluster.nodes)} nodes · {slots} slots · W = {scenario.workers}"
-    )
+MAP_LEAST_ZOOM_ATTRIBUTE = "data-map-least-zoom"  # on the page's root, read by graph_view.js
 
 
 def topbar(scenario: Scenario, present_query: str) -> html.Header:
-    """The top bar; ``present_query`` is the URL query of this view (without ``present``)."""
+    """The top bar; ``present_query`` is the URL query of this view (without ``present``).
+    Its brand and links are display-only HTML, one component each (each component costs
+    dash-renderer work on every update of the page: :mod:`dashboard.static_html`)."""
+    brand = html.Div(
+        className="brand",
+        children=[
+            html.Span("slot", className="brand-a"),
+            html.Span("scope", className="brand-b"),
+            html.Span("Storm schedulers, side by side", className="tagline"),
+        ],
+    )
+    links = [
+        html.A(
+            "Present",
+            href=f"{present_query}&present={','.join(PRESENT_DEFAULT)}",
+            className="topbar-link",
+            title="One pair at a time in large type; arrow keys step through presets, "
+            "Escape leaves",
+        ),
+        html.A(
+            "Papers",
+            href=f"#{ids.PAPERS_SECTION}",
+            className="topbar-link",
+            title="Every paper claim beside slotscope's figure",
+        ),
+        html.A(
+            "Cluster",
+            href=f"#{ids.CLUSTER_SECTION}",
+            className="topbar-link",
+            title="A topology set on a large cluster: one cell per node, by rack",
+        ),
+        html.A("Glossary", href="#glossary", className="topbar-link"),
+    ]
     return html.Header(
         className="topbar",
         children=[
-            html.Div(
-                className="brand",
-                children=[
-                    html.Span("slot", className="brand-a"),
-                    html.Span("scope", className="brand-b"),
-                    html.Span("Storm schedulers, side by side", className="tagline"),
-                ],
-            ),
+            static(brand, "static-html topbar-static"),
             html.Div(
                 className="scenario-heading",
                 children=[
                     html.Div(scenario.name, id=ids.SCENARIO_TITLE, className="scenario-title"),
-                    html.Div(facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"),
+                    html.Div(
+                        scenario_facts(scenario), id=ids.SCENARIO_FACTS, className="scenario-facts"
+                    ),
                 ],
             ),
-            html.A(
-                "Present",
-                href=f"{present_query}&present={','.join(PRESENT_DEFAULT)}",
-                className="topbar-link",
-                title="One pair at a time in large type; arrow keys step through presets, "
-                "Escape leaves",
-            ),
-            html.A(
-                "Papers",
-                href=f"#{ids.PAPERS_SECTION}",
-                className="topbar-link",
-                title="Every paper claim beside slotscope's figure",
-            ),
-            html.A(
-                "Cluster",
-                href=f"#{ids.CLUSTER_SECTION}",
-                className="topbar-link",
-                title="A topology set on a large cluster: one cell per node, by rack",
-            ),
-            html.A("Glossary", href="#glossary", className="topbar-link"),
+            static(links, "static-html topbar-static"),
         ],
     )
 
@@ -328,6 +328,8 @@ def serve() -> html.Div:
     draw_placed = draws_placed(data, selected)
     return html.Div(
         className="page present" if view.presenting else "page",
+        # the least zoom a placement map is drawn at, for assets/graph_view.js
+        **{MAP_LEAST_ZOOM_ATTRIBUTE: str(MAP_LEAST_ZOOM)},
         children=[
             html.Div(id=ids.PRESENT_PRESETS, hidden=True, **{"data-presets": ",".join(PRESETS)}),
             dcc.Location(id=ids.URL, refresh=False),
@@ -343,7 +345,7 @@ def serve() -> html.Div:
                     html.P(
                         scenario.description, id=ids.SCENARIO_DESCRIPTION, className="description"
                     ),
-                    scenario_bar.layout(view.loaded, selected, params, rate),
+                    scenario_bar.layout(view.loaded, selected, params, rate, data),
                     # the placements come before the editors: the first screen shows one
                     # a large scenario's panels are served pending: their polls draw them
                     panels.layout(
@@ -363,15 +365,3 @@ def serve() -> html.Div:
             ),
         ],
     )
-
-
-@callback(
-    Output(ids.SCENARIO_TITLE, "children"),
-    Output(ids.SCENARIO_FACTS, "children"),
-    Output(ids.SCENARIO_DESCRIPTION, "children"),
-    Input(ids.SCENARIO_STORE, "data"),
-    prevent_initial_call=True,
-)
-def describe(data: dict[str, Any]):
-    scenario = validate_scenario(data)
-    return scenario.name, facts(scenario), scenario.description

@@ -131,7 +131,7 @@ def first_pair(
 @callback(
     Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
     Input(ids.ALL_EDGES, "value"),
-    Input(ids.COMPARE_STORE, "data"),
+    State(ids.COMPARE_STORE, "data"),  # its writers restyle the maps in the same answer
     Input({"type": ids.MAP_TYPE, "sched": ALL}, "id"),
     State(ids.SCENARIO_STORE, "data"),
     State(ids.PARAMS_STORE, "data"),

@@ -16,6 +16,7 @@ from typing import Any
 from dash import html
 
 from core.figures import FIGURES
+from core.model import Scenario
 from dashboard.colors import component_colors
 from dashboard.compute import Evaluation, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_LAYOUT, MAP_LAYOUT
@@ -251,4 +252,15 @@ def panel_content(
         dag_elements(ev.graph, colors, ev.schedule.parallelism),
         placement,
         _decisions(ev),
+    )
+
+
+def scenario_facts(scenario: Scenario) -> str:
+    """One line under the top bar's title: executors, components, nodes, slots and W."""
+    topo = scenario.topology
+    executors = sum(c.parallelism for c in topo.components) + topo.ackers
+    slots = sum(n.slots for n in scenario.cluster.nodes)
+    return (
+        f"{executors} executors · {len(topo.components)} components · "
+        f"{len(scenario.cluster.nodes)} nodes · {slots} slots · W = {scenario.workers}"
     )

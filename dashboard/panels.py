@@ -20,6 +20,7 @@ until they are done. CP-SAT's time limit from the page is at most
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,9 +28,21 @@ from typing import Any
 import dash_cytoscape as cyto
 from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
+from plotly.utils import PlotlyJSONEncoder
 
+from core.model import ScenarioError
 from core.registry import SCHEDULERS
-from dashboard import compare, ids, ranking, registry, whatif
+from dashboard import (
+    compare,
+    export,
+    ids,
+    ranking,
+    registry,
+    scenario_bar,
+    set_page,
+    view_state,
+    whatif,
+)
 from dashboard.colors import TRAFFIC_COLORS
 from dashboard.compute import canonical, evaluate, scenario_of
 from dashboard.cyto_styles import DAG_MIN_ZOOM, DAG_STYLESHEET, MAP_MIN_ZOOM, map_stylesheet
@@ -41,11 +54,16 @@ from dashboard.jobs import (
     in_background,
     page_refusal,
     panel_key,
-    panel_ready,
     placements,
 )
 from dashboard.map_styles import first_pair, panel_stylesheet
-from dashboard.panel_content import PanelContent, panel_content, simulated_p99, stats
+from dashboard.panel_content import (
+    PanelContent,
+    panel_content,
+    scenario_facts,
+    simulated_p99,
+    stats,
+)
 from dashboard.static_html import static
 
 # A page load waits this long in all for its background placements, then shows them
@@ -114,12 +132,7 @@ def pending_content(scheduler: str, status: PlacementStatus) -> PanelContent:
     return PanelContent([], progress_note(scheduler, status), [], [], [])
 
 
-EXPORT_FORMATS = (
-    ("map", "png", "Placement PNG"),
-    ("map", "svg", "Placement SVG"),
-    ("dag", "png", "Topology PNG"),
-    ("dag", "svg", "Topology SVG"),
-)
+EXPORT_FORMATS = export.EXPORT_ITEMS  # (graph, format, label) of a panel's export menu
 
 
 def frame(
@@ -135,20 +148,27 @@ def frame(
     spec = SCHEDULERS[scheduler]
     content = content or PanelContent([], [], [], [], [])
     dag_layout, map_layout = content.layouts()
-    export = html.Details(
-        className="export-menu",
-        children=[
-            html.Summary("Export"),
-            html.Div(
-                [
-                    html.Button(
-                        label, id=ids.export_id(scheduler, graph, fmt), className="menu-item"
-                    )
-                    for graph, fmt, label in EXPORT_FORMATS
-                ],
-                className="menu",
-            ),
-        ],
+    # The menu is display-only HTML (one component, not seven): assets/menus.js turns a
+    # click on an item into the export store's value (dashboard.export.EXPORT_CHOICE).
+    export = static(
+        html.Details(
+            className="export-menu",
+            children=[
+                html.Summary("Export"),
+                html.Div(
+                    [
+                        html.Button(
+                            label,
+                            className="menu-item",
+                            **{"data-sched": scheduler, "data-graph": graph, "data-fmt": fmt},
+                        )
+                        for graph, fmt, label in EXPORT_FORMATS
+                    ],
+                    className="menu",
+                ),
+            ],
+        ),
+        "static-html export-static",
     )
     head = html.Div(
         className="panel-head",
@@ -156,9 +176,16 @@ def frame(
             html.Div(
                 className="panel-title",
                 children=[
-                    html.Span(className="sched-chip", style={"background": color}),
-                    html.H3(scheduler),
-                    html.Span(spec.name, className="muted panel-subtitle", title=spec.paper),
+                    static(  # one component: each costs dash-renderer work on every update
+                        [
+                            html.Span(className="sched-chip", style={"background": color}),
+                            html.H3(scheduler),
+                            html.Span(
+                                spec.name, className="muted panel-subtitle", title=spec.paper
+                            ),
+                        ],
+                        "static-html panel-name",
+                    ),
                     export,
                 ],
             ),
@@ -168,9 +195,8 @@ def frame(
     body = html.Div(
         className="panel-body",
         children=[
-            html.Div(
+            html.Div(  # its label drawn by CSS from data-label (no component of its own)
                 [
-                    html.Div("Topology", className="pane-label"),
                     cyto.Cytoscape(
                         id=ids.dag_id(scheduler),
                         elements=content.dag,
@@ -186,10 +212,10 @@ def frame(
                     ),
                 ],
                 className="pane pane-dag",
+                **{"data-label": "Topology"},
             ),
             html.Div(
                 [
-                    html.Div("Placement: node › slot › executor", className="pane-label"),
                     html.Div(content.note, id=ids.note_id(scheduler), className="pane-note"),
                     cyto.Cytoscape(
                         id=ids.map_id(scheduler),
@@ -207,6 +233,7 @@ def frame(
                     html.Div(id=ids.drill_id(scheduler), className="pane-drill"),
                 ],
                 className="pane pane-map",
+                **{"data-label": "Placement: node › slot › executor"},
             ),
         ],
     )
@@ -300,6 +327,7 @@ def layout(
     deadline = time.monotonic() + wait_s
     compared = first_pair(scenario_data, selected, params, rate, wait_s)
     left = max(0.0, deadline - time.monotonic())
+    paired = first_result(scenario_data, selected, params, rate)
     return html.Section(
         className="section",
         children=[
@@ -308,7 +336,7 @@ def layout(
                 children=[
                     html.H2("Placements"),
                     html.Span("recomputed in process on every edit", className="muted timing"),
-                    legend(),
+                    static(legend(), "static-html legend-static"),
                     dcc.Checklist(
                         id=ids.ALL_EDGES,
                         options=[{"label": " show inter-worker edges", "value": "all"}],
@@ -317,9 +345,9 @@ def layout(
                     ),
                 ],
             ),
-            html.Div(id=ids.RANKING, className="ranking"),
-            compare.controls(selected),
-            whatif.controls(),
+            *ranking.first_strip(scenario_data, params, rate, selected),
+            compare.controls(selected, paired, compared),
+            whatif.controls(whatif.failure_options(scenario_data["cluster"]["nodes"])),
             html.Div(
                 frames(
                     scenario_data,
@@ -335,6 +363,21 @@ def layout(
             ),
         ],
     )
+
+
+def first_result(
+    scenario_data: Mapping[str, Any],
+    selected: Sequence[str],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+) -> Any:
+    """The compare area of the page served: its default pair's result (:mod:`dashboard.compare`;
+    a pair still placed in the background says so)."""
+    text = canonical(scenario_data)
+    if page_refusal(text):
+        return None
+    pair = view_state.default_pair(selected)
+    return compare.result_of(pair, compare.pair_evaluations(text, pair, params, rate))
 
 
 @callback(
@@ -428,24 +471,6 @@ FILL_WAIT_S = 0.25  # an edit waits this long in all for background placements, 
 POLL_WAIT_S = 0.8
 
 
-def compare_store(
-    text: str,
-    pair: Sequence[str | None],
-    params: Mapping[str, Mapping[str, Any]] | None,
-    rate: float,
-) -> dict[str, Any] | None:
-    """What the compare store holds for the picked ``pair`` in the scenario ``text`` (as
-    :func:`dashboard.compare.compare` writes it): None for no pair of two schedulers or
-    while either is placed in the background."""
-    a, b = pair
-    if not a or not b or a == b or a not in SCHEDULERS or b not in SCHEDULERS:
-        return None
-    if not all(panel_ready(text, s, params, rate) for s in (a, b)):
-        return None
-    ea, eb = (evaluate(text, s, canonical((params or {}).get(s, {})), rate) for s in (a, b))
-    return compare.store_of(a, b, compare.changes_of(ea, eb))
-
-
 def restyled(
     text: str,
     shown: Sequence[str],
@@ -495,6 +520,45 @@ def unchanged(
 
 @callback(
     output={
+        "result": Output(ids.COMPARE_RESULT, "children"),
+        "compared": Output(ids.COMPARE_STORE, "data"),
+        "styles": Output({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet", allow_duplicate=True),
+    },
+    inputs={
+        "pair": (Input(ids.COMPARE_A, "value"), Input(ids.COMPARE_B, "value")),
+        "scenario_data": State(ids.SCENARIO_STORE, "data"),
+        "params": State(ids.PARAMS_STORE, "data"),
+        "rate": State(ids.RATE, "value"),
+        "all_edges": State(ids.ALL_EDGES, "value"),
+        "styles": State({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
+    },
+    prevent_initial_call=True,
+)
+def compare_pair(pair, scenario_data, params, rate, all_edges, styles):
+    """A pair picked: what moved and the difference table (:mod:`dashboard.compare`), the
+    compare store, and the maps' outlines, in one answer (the store no longer triggers a
+    restyle of its own: ``dashboard.map_styles`` reads it as a state). A new scenario,
+    parameters or rate refresh all three with the panels (:func:`fill_panels`)."""
+    if not scenario_data or not rate or rate <= 0:
+        raise PreventUpdate
+    text = canonical(scenario_data)
+    evaluated = compare.pair_evaluations(text, pair, params, float(rate))
+    compared = compare.store_of_pair(pair, evaluated)
+    styled = [o["id"]["sched"] for o in ctx.outputs_grouping["styles"]]
+    now = {a["id"]["sched"]: a.get("value") for a in ctx.args_grouping["styles"] or []}
+    current = [now.get(s) for s in styled]
+    restyle = page_refusal(text) is None
+    return {
+        "result": compare.result_of(pair, evaluated),
+        "compared": compared,
+        "styles": restyled(text, styled, current, bool(all_edges), compared, params, float(rate))
+        if restyle
+        else [no_update] * len(styled),
+    }
+
+
+@callback(
+    output={
         "panels": [
             Output({"type": kind, "sched": ALL}, prop, allow_duplicate=True)
             for kind, prop in PANEL_PROPS
@@ -503,6 +567,26 @@ def unchanged(
         "compared": Output(ids.COMPARE_STORE, "data", allow_duplicate=True),
         "ranking": Output(ids.RANKING, "children", allow_duplicate=True),
         "waiting": Output(ranking.WAITING_STORE, "data", allow_duplicate=True),
+        "described": (
+            Output(ids.SCENARIO_TITLE, "children"),
+            Output(ids.SCENARIO_FACTS, "children"),
+            Output(ids.SCENARIO_DESCRIPTION, "children"),
+        ),
+        "compare_result": Output(ids.COMPARE_RESULT, "children", allow_duplicate=True),
+        "fail_options": Output(ids.FAIL_NODE, "options"),
+        "whatif": (
+            Output(ids.WHATIF_RESULT, "children", allow_duplicate=True),
+            Output(whatif.WHATIF_POLL, "disabled", allow_duplicate=True),
+        ),
+        "set_row": tuple(Output(i, p, allow_duplicate=True) for i, p in set_page.SET_PROPS),
+        "view": (
+            Output(ids.VIEW_STORE, "data", allow_duplicate=True),
+            Output(ids.LINK_NOTE, "children", allow_duplicate=True),
+        ),
+        "rate_feedback": (
+            Output(ids.RATE_MESSAGE, "children"),
+            Output(ids.RATE, "className"),
+        ),
     },
     inputs={
         "scenario_data": Input(ids.SCENARIO_STORE, "data"),
@@ -515,11 +599,21 @@ def unchanged(
         "styles": State({"type": ids.MAP_TYPE, "sched": ALL}, "stylesheet"),
         "notes": State({"type": ids.NOTE_TYPE, "sched": ALL}, "children"),
         "polls": State({"type": PANEL_POLL_TYPE, "sched": ALL}, "disabled"),
+        "page": {
+            "loaded": State(ids.LOADED_STORE, "data"),
+            "node": State(ids.FAIL_NODE, "value"),
+            "fail_options": State(ids.FAIL_NODE, "options"),
+            "whatif": State(ids.WHATIF_RESULT, "children"),
+            "component_rows": State(ids.COMPONENTS_GRID, "rowData"),
+            "set_row": tuple(State(i, p) for i, p in set_page.SET_PROPS),
+            "cluster": tuple(State(i, "value") for i in scenario_bar.VIEW_CLUSTER_IDS),
+            "rate_feedback": (State(ids.RATE_MESSAGE, "children"), State(ids.RATE, "className")),
+        },
     },
     prevent_initial_call=True,
 )
 def fill_panels(
-    scenario_data, params, rate, results, selected, all_edges, pair, styles, notes, polls
+    scenario_data, params, rate, results, selected, all_edges, pair, styles, notes, polls, page
 ):
     """Every panel's placement of the scenario in force, its map's stylesheet (the pie
     slices of its topology, the compared pair's moved executors) and the ranking strip, in
@@ -527,14 +621,19 @@ def fill_panels(
     callback answered costs the browser a pass over every component of the page; nine
     panels answered apart made a switch several times slower, and restyling the maps in a
     second answer, after the compare store, cost another pass of cytoscape and
-    dash-renderer over the page: python -m bench dashboard). New
-    simulation results only refresh the headers (their p99). A background placement not
-    done within ``FILL_WAIT_S`` shows its progress, and its panel polls for it
-    (:func:`poll_panel`), so a slow search never holds the other panels back."""
-    if not scenario_data or not rate or rate <= 0:
-        raise PreventUpdate
-    text = canonical(scenario_data)
+    dash-renderer over the page: python -m bench dashboard). The rest of the page that
+    follows the scenario, rate or parameters comes in the same answer, each part once
+    answered by a callback of its own (:func:`page_outputs`). New simulation results only
+    refresh the headers (their p99). A background placement not done within
+    ``FILL_WAIT_S`` shows its progress, and its panel polls for it (:func:`poll_panel`),
+    so a slow search never holds the other panels back."""
     trigger = RESULTS if ctx.triggered_id == ids.RESULTS_STORE else EDIT
+    nothing = nothing_for(ctx.outputs_grouping)
+    if not scenario_data or not rate or rate <= 0:
+        if trigger == RESULTS:
+            raise PreventUpdate
+        return {**nothing, **page_outputs(scenario_data, params, rate, selected, pair, page, 0.0)}
+    text = canonical(scenario_data)
     shown = [o["id"]["sched"] for o in ctx.outputs_grouping["panels"][0]]
     deadline = time.monotonic() + FILL_WAIT_S
     updates = {}
@@ -550,25 +649,95 @@ def fill_panels(
         strip, waiting = ranking.ranking_outputs(scenario_data, params, rate, selected, results)
     except PreventUpdate:
         strip, waiting = no_update, no_update
+    filled = {**nothing, "panels": per_prop, "ranking": strip, "waiting": waiting}
+    if trigger == RESULTS:
+        return filled
+    left = max(0.0, deadline - time.monotonic())
+    rest = page_outputs(scenario_data, params, rate, selected, pair, page, left)
+    if page_refusal(text):
+        return {**filled, **rest}
     styled = [o["id"]["sched"] for o in ctx.outputs_grouping["styles"]]
-    if trigger == RESULTS or page_refusal(text):
-        return {
-            "panels": per_prop,
-            "styles": [no_update] * len(styled),
-            "compared": no_update,
-            "ranking": strip,
-            "waiting": waiting,
-        }
-    compared = compare_store(text, pair, params, float(rate))
+    evaluated = compare.pair_evaluations(text, pair, params, float(rate))
+    compared = compare.store_of_pair(pair, evaluated)
     now = {a["id"]["sched"]: a.get("value") for a in ctx.args_grouping["styles"] or []}
     current = [now.get(s) for s in styled]
     return {
-        "panels": per_prop,
+        **filled,
+        **rest,
         "styles": restyled(text, styled, current, bool(all_edges), compared, params, float(rate)),
         "compared": compared,
-        "ranking": strip,
-        "waiting": waiting,
+        "compare_result": compare.result_of(pair, evaluated),
     }
+
+
+def page_outputs(
+    scenario_data: Mapping[str, Any] | None,
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: Any,
+    selected: Sequence[str] | None,
+    pair: Sequence[str | None],
+    page: Mapping[str, Any],
+    wait_s: float,
+) -> dict[str, Any]:
+    """What else follows a new scenario, rate or parameters (``page``: what the page shows
+    of it now, :func:`fill_panels`'s states), ``no_update`` where the page shows it already:
+    the top bar's title and facts (:func:`described_outputs`), the what-if picker's nodes
+    and its table (background rows waited for ``wait_s`` seconds, then polled), the set's
+    line in the bar, the view's link, and the rate field's message. Each was a callback of
+    its own, and each callback answered cost the page a pass of dash-renderer."""
+    valid = bool(scenario_data) and bool(rate) and rate > 0
+    out: dict[str, Any] = {
+        "described": described_outputs(scenario_data),
+        "rate_feedback": scenario_bar.rate_outputs(rate, *page["rate_feedback"]),
+        "set_row": set_page.show_set(scenario_data, page["component_rows"], *page["set_row"]),
+        "view": scenario_bar.view_outputs(
+            page["loaded"],
+            selected,
+            rate,
+            scenario_data,
+            params,
+            *pair,
+            page["node"],
+            *page["cluster"],
+        ),
+    }
+    if scenario_data:
+        options = whatif.failure_options(scenario_data["cluster"]["nodes"])
+        out["fail_options"] = no_update if options == page["fail_options"] else options
+    if valid:
+        result = whatif.whatif_outputs(page["node"], scenario_data, params, rate, selected, wait_s)
+        if as_browser_json(result[0]) == as_browser_json(page["whatif"]) and result[1] is True:
+            result = (no_update, no_update)  # a healthy cluster still: nothing to redraw
+        out["whatif"] = result
+    return out
+
+
+def as_browser_json(children: Any) -> Any:
+    """Children as the browser sends them back (JSON), for comparison."""
+    return json.loads(json.dumps(children, cls=PlotlyJSONEncoder))
+
+
+def described_outputs(scenario_data: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """The top bar's title and facts and the page's description of the scenario in force
+    (``no_update`` for a store that is not a valid scenario)."""
+    if not scenario_data:
+        return (no_update,) * 3
+    try:
+        scenario = scenario_of(canonical(scenario_data))
+    except (ScenarioError, TypeError, ValueError):
+        return (no_update,) * 3
+    return scenario.name, scenario_facts(scenario), scenario.description
+
+
+def nothing_for(grouping: Mapping[str, Any]) -> dict[str, Any]:
+    """``no_update`` for every output of ``grouping`` (the callback's outputs_grouping)."""
+
+    def blank(group: Any) -> Any:
+        if isinstance(group, list | tuple):
+            return [blank(g) for g in group]
+        return no_update
+
+    return {name: blank(group) for name, group in grouping.items()}
 
 
 @callback(

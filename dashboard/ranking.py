@@ -18,6 +18,7 @@ the strip costs nothing the panels have not already computed).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from core.figures import Figure, ok_results
 from core.registry import SCHEDULERS
 from dashboard import ids
 from dashboard.compute import Evaluation, canonical, evaluate, scenario_of
-from dashboard.jobs import panel_ready
+from dashboard.jobs import page_refusal, panel_ready
 from dashboard.static_html import static
 
 BASELINE = "even"  # Storm's default: what the narrative compares against
@@ -388,11 +389,29 @@ def strip(
     ]
 
 
-def stores() -> html.Div:
-    """The strip's two stores (see :data:`WAITING_STORE`), for the page's layout."""
+def stores(waiting: Sequence[str] = ()) -> html.Div:
+    """The strip's two stores (see :data:`WAITING_STORE`; ``waiting``: the schedulers the
+    strip served waits for), for the page's layout."""
     return html.Div(
-        [dcc.Store(id=WAITING_STORE, data=[]), dcc.Store(id=REFRESH_STORE, data=0)], hidden=True
+        [dcc.Store(id=WAITING_STORE, data=list(waiting)), dcc.Store(id=REFRESH_STORE, data=0)],
+        hidden=True,
     )
+
+
+def first_strip(
+    scenario_data: Mapping[str, Any],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+    selected: Sequence[str],
+) -> list[html.Div]:
+    """The strip and its stores (two siblings) as the page is served
+    (:func:`ranking_outputs`): drawn in the layout, not by a callback after the first paint
+    (each callback answered costs the page a pass of dash-renderer over every component)."""
+    strip, waiting = None, []
+    if not page_refusal(canonical(scenario_data)):  # a store sent by hand: never evaluated
+        with contextlib.suppress(PreventUpdate):  # no selection: an empty strip
+            strip, waiting = ranking_outputs(scenario_data, params, rate, selected, None)
+    return [html.Div(strip, id=ids.RANKING, className="ranking"), stores(waiting)]
 
 
 def ranking_outputs(
@@ -449,11 +468,13 @@ def ranking_strip(
     State(ids.PARAMS_STORE, "data"),
     State(ids.RATE, "value"),
     State(ids.RESULTS_STORE, "data"),
+    prevent_initial_call=True,
 )
 def show_ranking(selected, _refresh, scenario_data, params, rate, results):
-    """The strip on the first paint, when the selection changes, and when a panel the
-    strip waited for gets its result; an edit, a new rate or new simulation results
-    redraw it with the panels (:func:`dashboard.panels.fill_panels`)."""
+    """The strip when the selection changes, and when a panel the strip waited for gets
+    its result (the first paint's is in the layout: :func:`first_strip`); an edit, a new
+    rate or new simulation results redraw it with the panels
+    (:func:`dashboard.panels.fill_panels`)."""
     return ranking_outputs(scenario_data, params, rate, selected, results)
 
 

@@ -79,7 +79,7 @@ def _scheduler_option(sid: str, color: str) -> dict[str, Any]:
     }
 
 
-def _param_input(sid: str, param: Any, value: Any) -> html.Div:
+def _param_input(sid: str, param: Any, value: Any) -> html.Div | html.Label:
     pid = ids.param_id(sid, param.name)
     if param.kind is bool:
         control = dcc.Checklist(
@@ -111,9 +111,12 @@ def _param_input(sid: str, param: Any, value: Any) -> html.Div:
         control = dcc.Input(
             id=pid, type="text", value=value, debounce=True, className="param-input"
         )
-    return html.Div(
+    # its name, control and message in one element: fewer components (a checklist holds
+    # labels of its own, so it is not put inside another)
+    holder = html.Div if param.kind is bool else html.Label
+    return holder(
         [
-            html.Label(param.name, title=param.description),
+            param.name,
             control,
             html.Div(
                 id=ids.param_message_id(sid, param.name), className="field-message", role="alert"
@@ -134,7 +137,8 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
             continue
         groups.append(
             html.Fieldset(
-                [html.Legend([html.Span(className="dot", style={"background": colors[sid]}), sid])]
+                # the scheduler's dot drawn by CSS in its colour (no component of its own)
+                [html.Legend(sid, className="param-legend", style={"--dot": colors[sid]})]
                 + [
                     _param_input(sid, p, values.get(sid, {}).get(p.name, p.default))
                     for p in spec.params
@@ -148,11 +152,16 @@ def params_area(selected: Sequence[str], values: Mapping[str, Mapping[str, Any]]
 
 
 def layout(
-    preset_name: str | None, selected: Sequence[str], params: Mapping[str, Any], rate: float
+    preset_name: str | None,
+    selected: Sequence[str],
+    params: Mapping[str, Any],
+    rate: float,
+    scenario_data: Mapping[str, Any] | None = None,
 ) -> html.Section:
     """The bar, compact so that a 1440x900 screen shows a whole placement below it: the
     preset, rate and scenario file in one row, the scheduler pills in the next, then the
-    parameters (folded) beside the simulation's controls."""
+    parameters (folded) beside the simulation's controls (and, when ``scenario_data`` is a
+    topology set, its line)."""
     colors = registry.colors()
     return html.Section(
         className="card bar",
@@ -259,7 +268,7 @@ def layout(
                     ),
                 ],
             ),
-            set_page.bar_row(),  # a topology set: its words and topology picker
+            set_page.bar_row(scenario_data),  # a topology set: its words and topology picker
             html.Div(id=ids.BAR_MESSAGE, className="message", role="status"),
             html.Div(id=ids.LINK_NOTE, className="message muted", role="status"),
             dcc.Store(id=ids.LOADED_STORE, data=preset_name),
@@ -462,13 +471,14 @@ def rate_feedback(rate: Any) -> tuple[str, str]:
     return "", "rate-input"
 
 
-@callback(
-    Output(ids.RATE_MESSAGE, "children"),
-    Output(ids.RATE, "className"),
-    Input(ids.RATE, "value"),
-)
-def show_rate_feedback(rate):
+def rate_outputs(rate: Any, shown_message: Any = None, shown_class: Any = None) -> tuple[Any, Any]:
+    """The rate field's message and class (:func:`rate_feedback`), ``no_update`` for a valid
+    rate that the page shows as valid already (``shown_message``, ``shown_class``). Sent with
+    the panels (``dashboard.panels.fill_panels``: the rate is one of its inputs), not by a
+    callback of its own: each callback answered costs the page a pass of dash-renderer."""
     message, css = rate_feedback(rate)
+    if not message and not shown_message and shown_class == css:
+        return no_update, no_update
     return (html.Span(message, className="error") if message else ""), css
 
 
@@ -652,32 +662,50 @@ def restore_view(
     return restore_outputs(view, shown, message)
 
 
+# The Cluster view's picks the link keeps (values, in this order).
+VIEW_CLUSTER_IDS = (
+    ids.CLUSTER_PRESET,
+    ids.CLUSTER_SCHEDULERS,
+    ids.CLUSTER_FIGURE,
+    ids.CLUSTER_TOPOLOGY,
+)
+VIEW_CLUSTER_INPUTS = tuple(Input(i, "value") for i in VIEW_CLUSTER_IDS)
+
+
 @callback(
     Output(ids.VIEW_STORE, "data"),
     Output(ids.LINK_NOTE, "children"),
-    Input(ids.LOADED_STORE, "data"),
     Input(ids.SCHEDULERS, "value"),
-    Input(ids.RATE, "value"),
-    Input(ids.SCENARIO_STORE, "data"),
-    Input(ids.PARAMS_STORE, "data"),
     Input(ids.COMPARE_A, "value"),
     Input(ids.COMPARE_B, "value"),
     Input(ids.FAIL_NODE, "value"),
-    Input(ids.CLUSTER_PRESET, "value"),
-    Input(ids.CLUSTER_SCHEDULERS, "value"),
-    Input(ids.CLUSTER_FIGURE, "value"),
-    Input(ids.CLUSTER_TOPOLOGY, "value"),
+    *VIEW_CLUSTER_INPUTS,
+    State(ids.LOADED_STORE, "data"),
+    State(ids.RATE, "value"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
 )
-def remember_view(loaded, schedulers, rate, scenario, params, a, b, whatif, *cluster):
+def remember_view(schedulers, a, b, whatif, *rest):
     """The URL follows the view: its query (with the Cluster view's picks), and an id on
-    the server's disk for the rest."""
-    if not loaded or view_state.loaded_kind(loaded) is None:
+    the server's disk for the rest. A new scenario, rate or parameters (and the preset box's
+    ``loaded``) update it with the panels (``dashboard.panels.fill_panels``)."""
+    *cluster, loaded, rate, scenario, params = rest
+    outputs = view_outputs(loaded, schedulers, rate, scenario, params, a, b, whatif, *cluster)
+    if outputs[0] is no_update:
         raise PreventUpdate
+    return outputs
+
+
+def view_outputs(loaded, schedulers, rate, scenario, params, a, b, whatif, *cluster):
+    """The view's link (the URL's query) and the note beside it; ``no_update`` for both
+    with nothing loaded or an invalid rate (the link keeps the last valid view)."""
+    if not loaded or view_state.loaded_kind(loaded) is None:
+        return no_update, no_update
     picks, _ = cluster_view.checked_picks(*cluster) if cluster else (None, [])
     try:
         view = view_state.view_of(loaded, scenario, rate, schedulers, params, (a, b), whatif, picks)
     except view_state.ViewError:
-        raise PreventUpdate from None  # an invalid rate: the link keeps the last valid view
+        return no_update, no_update
     search, note = view_state.link_of(view)
     return {"search": search}, note or ""
 

@@ -102,39 +102,44 @@ def shown(scenario: Scenario) -> Scenario:
     return picked_scenario(scenario) if scenario.topologies is not None else scenario
 
 
-def bar_row() -> html.Div:
-    """The scenario bar's line for a set (hidden unless the scenario in force is one)."""
+def bar_row(data: Mapping[str, Any] | None = None) -> html.Div:
+    """The scenario bar's line for a set (hidden unless the scenario in force, ``data``, is
+    one: the editors then show its first topology)."""
+    hidden, words, options, value = picker_state(data, None)
     return html.Div(
         id=SET_ROW,
-        hidden=True,
+        hidden=hidden,
         className="bar-row set-row",
         children=[
-            html.Span(id=SET_WORDS, className="set-words"),
+            html.Span(words, id=SET_WORDS, className="set-words"),
             html.Label("Topology shown in the editors", htmlFor=SET_PICKER, className="muted"),
             dcc.Dropdown(
-                id=SET_PICKER, clearable=False, className="set-picker", style={"minWidth": "18rem"}
+                id=SET_PICKER,
+                options=options,
+                value=value,
+                clearable=False,
+                className="set-picker",
+                style={"minWidth": "18rem"},
             ),
             html.Span(SET_NOTE, className="muted set-note"),
         ],
     )
 
 
-@callback(
-    Output(SET_ROW, "hidden"),
-    Output(SET_WORDS, "children"),
-    Output(SET_PICKER, "options"),
-    Output(SET_PICKER, "value"),
-    Input(ids.SCENARIO_STORE, "data"),
-    State(ids.COMPONENTS_GRID, "rowData"),
-    State(SET_ROW, "hidden"),
-    State(SET_WORDS, "children"),
-    State(SET_PICKER, "options"),
-    State(SET_PICKER, "value"),
+# What :func:`show_set` sets, in its order (``dashboard.panels.fill_panels`` sends it with
+# the panels: one callback less on every edit and preset switch).
+SET_PROPS = (
+    (SET_ROW, "hidden"),
+    (SET_WORDS, "children"),
+    (SET_PICKER, "options"),
+    (SET_PICKER, "value"),
 )
+
+
 def show_set(data, component_rows, *shown_now):
     """The bar's line and picker follow the scenario in force (only what changed is
     sent: every edit and preset switch runs this, and each prop sent costs the page a
-    render)."""
+    render); ``shown_now``: the page's values of :data:`SET_PROPS`."""
     wanted = picker_state(data, component_rows)
     return tuple(no_update if w == s else w for w, s in zip(wanted, shown_now, strict=True))
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from dash import ALL, Input, Output, callback, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from core.model import ScenarioError
@@ -49,17 +49,26 @@ NODE_PREFIX = "node:"  # a machine's element id in a placement map (dashboard.el
 SLOT_PREFIX = "slot:"  # a slot's element id there, also the value of a slot's what-if choice
 
 
-def controls() -> html.Div:
+def controls(options: Sequence[Mapping[str, Any]] = ()) -> html.Div:
+    """The picker (``options``: :func:`failure_options` of the scenario served; a new
+    scenario's come with its panels, ``dashboard.panels.fill_panels``) and the table."""
     return html.Div(
         className="whatif",
         children=[
             html.Span("What if", className="compare-label"),
             dcc.Dropdown(
-                id=ids.FAIL_NODE, options=[], value=None, placeholder="node or slot: pick or click"
+                id=ids.FAIL_NODE,
+                options=list(options),
+                value=None,
+                placeholder="node or slot: pick or click",
             ),
             html.Span("fails?", className="muted"),
             html.Button("Undo", id=ids.FAIL_UNDO, className="btn"),
-            html.Div(id=ids.WHATIF_RESULT, className="compare-result"),
+            html.Div(  # as served (no node picked): no callback after the first paint
+                html.Span(HEALTHY, className="muted"),
+                id=ids.WHATIF_RESULT,
+                className="compare-result",
+            ),
             dcc.Interval(id=WHATIF_POLL, interval=POLL_MS, disabled=True),
         ],
     )
@@ -248,13 +257,6 @@ def table(rows: Sequence[dict], failure: Failure) -> list:
     ]
 
 
-@callback(Output(ids.FAIL_NODE, "options"), Input(ids.SCENARIO_STORE, "data"))
-def node_options(scenario_data):
-    if not scenario_data:
-        raise PreventUpdate
-    return failure_options(scenario_data["cluster"]["nodes"])
-
-
 @callback(
     Output(ids.FAIL_NODE, "value"),
     Input({"type": ids.MAP_TYPE, "sched": ALL}, "tapNodeData"),
@@ -274,23 +276,45 @@ def pick_node(taps, _undo):
     Output(ids.WHATIF_RESULT, "children"),
     Output(WHATIF_POLL, "disabled"),
     Input(ids.FAIL_NODE, "value"),
-    Input(ids.SCENARIO_STORE, "data"),
-    Input(ids.PARAMS_STORE, "data"),
-    Input(ids.RATE, "value"),
     Input(ids.SCHEDULERS, "value"),
     Input(WHATIF_POLL, "n_intervals"),
+    State(ids.SCENARIO_STORE, "data"),
+    State(ids.PARAMS_STORE, "data"),
+    State(ids.RATE, "value"),
+    prevent_initial_call=True,
 )
-def show_whatif(node, scenario_data, params, rate, selected, _ticks):
+def show_whatif(node, selected, _ticks, scenario_data, params, rate):
     """The what-if table (one component: :mod:`dashboard.static_html`); a row placed in
-    the background and not done yet says so, and the table's poll fills it in."""
+    the background and not done yet says so, and the table's poll fills it in. A new
+    scenario, parameters or rate redraw it with the panels (``dashboard.panels.fill_panels``,
+    one answer: each callback answered costs the page a pass of dash-renderer)."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
+    polled = ctx.triggered_id == WHATIF_POLL
+    return whatif_outputs(
+        node, scenario_data, params, rate, selected, POLL_WAIT_S if polled else EDIT_WAIT_S, polled
+    )
+
+
+HEALTHY = "Healthy cluster."
+
+
+def whatif_outputs(
+    node: str | None,
+    scenario_data: Mapping[str, Any],
+    params: Mapping[str, Mapping[str, Any]] | None,
+    rate: float,
+    selected: Sequence[str] | None,
+    wait_s: float,
+    polled: bool = False,
+) -> tuple[Any, Any]:
+    """The what-if table of ``node`` failing in the scenario (rows placed in the background
+    waited for ``wait_s`` seconds) and whether its poll stops; a poll (``polled``) with
+    rows still pending changes nothing."""
     choices = {o["value"] for o in failure_options(scenario_data["cluster"]["nodes"])}
     if not node or node not in choices:
-        return html.Span("Healthy cluster.", className="muted"), True
+        return html.Span(HEALTHY, className="muted"), True
     text = canonical(scenario_data)
-    polled = ctx.triggered_id == WHATIF_POLL
-    wait_s = POLL_WAIT_S if polled else EDIT_WAIT_S
     chosen = [s for s in selected or [] if s in SCHEDULERS]
     rows = [row_of(text, node, s, params, float(rate), wait_s) for s in chosen]
     pending = any(r.get("pending") for r in rows)

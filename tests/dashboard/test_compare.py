@@ -50,3 +50,21 @@ def test_moved_styles_outline_node_moves_solid_and_worker_moves_dashed():
     assert styles[0]["style"]["border-style"] == "dashed"
     assert styles[1]["selector"] == 'node[id ^= "ex:a#0@"], node[id ^= "ex:b#1@"]'
     assert moved_styles([], []) == []
+
+
+def test_a_pair_is_two_known_schedulers_and_its_result_says_what_moved():
+    from dashboard.compare import PICK_TWO, pair_evaluations, pair_store, result_of
+
+    text = canonical(preset_json("lf-ascent"))
+    assert pair_evaluations(text, ("even", "even"), {}, 100.0) == PICK_TWO
+    assert pair_evaluations(text, ("even", "nope"), {}, 100.0) == PICK_TWO
+    assert pair_store(text, ("even", None), {}, 100.0) is None
+    ev, lf = pair_evaluations(text, ("even", "lf"), {}, 100.0)
+    moved = len(changes_of(ev, lf).moved_node)
+    assert pair_store(text, ("even", "lf"), {}, 100.0)["moved_node"] == list(
+        changes_of(ev, lf).moved_node
+    )
+    # one component (display-only HTML) holding the sentence and the table
+    html_text = result_of(("even", "lf"), (ev, lf)).children
+    assert f"lf places {moved} executors elsewhere than even" in html_text
+    assert 'class="compare-table"' in html_text

@@ -7,11 +7,15 @@ import csv
 import io
 import json
 
+import pytest
+from dash.exceptions import PreventUpdate
+
 from core.figures import FIGURES, Latency, Result, Traffic
 from core.presets import preset_json
 from dashboard import charts, ids
 from dashboard.compute import canonical, evaluate
 from dashboard.export import (
+    ask_image,
     caption,
     download_doc,
     image_request,
@@ -150,6 +154,15 @@ def test_an_image_request_names_the_graph_file_and_caption():
         "color": request["legend"][0]["color"],
         "mark": "dot",
     }
+
+
+def test_a_menu_choice_asks_for_its_image_and_a_forged_one_for_none():
+    data, _, rate, _ = _wordcount()
+    choice = {"sched": "lf", "graph": "dag", "fmt": "svg", "at": 1}
+    assert ask_image(choice, data, {}, rate, None)["filename"] == "slotscope-lf-dag.svg"
+    for forged in ({**choice, "sched": "nope"}, {**choice, "fmt": "gif"}, "x", None):
+        with pytest.raises(PreventUpdate):
+            ask_image(forged, data, {}, rate, None)
 
 
 def test_a_chart_export_is_named_after_scenario_and_chart_and_titled_with_the_scenario():

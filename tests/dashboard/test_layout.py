@@ -8,6 +8,7 @@ from plotly.utils import PlotlyJSONEncoder
 from core.presets import preset
 from dashboard import compute, ids, jobs, layout, panel_content, panels, registry, view_state
 from dashboard.app import server  # the app as served: every feature's callbacks registered
+from dashboard.cyto_styles import MAP_LEAST_ZOOM
 from dashboard.rows import TOPOLOGY_KEY
 
 
@@ -33,6 +34,15 @@ def test_the_page_request_places_its_panels_and_the_layout_reuses_them(monkeypat
     assert ("lf-star", ("even", "lf")) not in layout._PREFETCHING
     assert compute.placed.cache_info().currsize == placed  # nothing placed again
     assert "lf-star" in str(page)
+    # the least zoom of a placement map, stated once (cyto_styles), read by graph_view.js
+    assert getattr(page, layout.MAP_LEAST_ZOOM_ATTRIBUTE) == str(MAP_LEAST_ZOOM)
+    # served drawn, so no callback draws them after the first paint: the ranking strip, the
+    # compare result of the pair even/lf, the what-if line and the what-if picker's nodes
+    props = _props_by_id(page)
+    assert "even" in props[ids.RANKING]["children"]["props"]["children"]
+    assert "lf places" in props[ids.COMPARE_RESULT]["children"]["props"]["children"]
+    assert props[ids.WHATIF_RESULT]["children"]["props"]["children"] == "Healthy cluster."
+    assert len(props[ids.FAIL_NODE]["options"]) > len(preset("lf-star").cluster.nodes)
 
 
 def _props_by_id(page) -> dict:

@@ -97,16 +97,16 @@ def test_a_refresh_outlines_the_compared_pair_as_the_compare_store_does():
 
     from dashboard import compare
     from dashboard.map_styles import panel_stylesheet
-    from dashboard.panels import compare_store, restyled
+    from dashboard.panels import restyled
 
     text = canonical(preset("lf-diamond").to_json_dict())
     rate = preset("lf-diamond").workload.rate
     ea, eb = (evaluate(text, s, "{}", rate) for s in ("even", "lf"))
     store = compare.store_of("even", "lf", compare.changes_of(ea, eb))
     assert store["moved_node"] or store["moved_slot"]  # lf moves executors even places
-    assert compare_store(text, ("even", "lf"), {}, rate) == store
-    assert compare_store(text, ("even", "even"), {}, rate) is None
-    assert compare_store(text, ("even", None), {}, rate) is None
+    assert compare.pair_store(text, ("even", "lf"), {}, rate) == store
+    assert compare.pair_store(text, ("even", "even"), {}, rate) is None
+    assert compare.pair_store(text, ("even", None), {}, rate) is None
     shown = ["even", "lf", "toss"]
     wanted = [panel_stylesheet(False, store, s, text, "{}", rate) for s in shown]
     assert wanted[0] != wanted[2]  # even's map rings the moved executors, toss's does not
@@ -136,3 +136,37 @@ def test_a_refresh_leaves_an_empty_note_and_an_off_poll_alone():
     assert per_prop[note] == [no_update, []]  # b's note was shown: cleared
     assert per_prop[poll] == [no_update, True]  # b's poll was on: stopped
     assert per_prop[0] == ["x", "y"]  # the others are always sent
+
+
+def test_the_rest_of_the_page_follows_a_scenario_in_the_panels_answer():
+    """What each small callback once answered (title, what-if, set line, rate message) comes
+    with the panels, left alone where the page shows it already."""
+    from dash import no_update
+
+    from dashboard import scenario_bar, set_page, whatif
+    from dashboard.panels import as_browser_json, page_outputs
+
+    data = preset("lf-diamond").to_json_dict()
+    options = whatif.failure_options(data["cluster"]["nodes"])
+    healthy = as_browser_json(whatif.whatif_outputs(None, data, {}, 10.0, ["even"], 0.0)[0])
+    page = {
+        "loaded": None,
+        "node": None,
+        "fail_options": options,
+        "whatif": healthy,
+        "component_rows": [],
+        "set_row": set_page.picker_state(data, []),
+        "cluster": (None, None, None, None),
+        "rate_feedback": ("", "rate-input"),
+    }
+    out = page_outputs(data, {}, 10.0, ["even"], ("even", "lf"), page, 0.0)
+    assert out["described"][0] == preset("lf-diamond").name
+    assert " executors · " in out["described"][1]
+    assert out["fail_options"] is no_update and out["whatif"] == (no_update, no_update)
+    assert out["set_row"] == (no_update,) * 4 and out["rate_feedback"] == (no_update,) * 2
+    assert out["view"] == (no_update, no_update)  # nothing loaded: no link
+    # a bad rate: its message at the field, the what-if left as it is
+    bad = page_outputs(data, {}, -100, ["even"], ("even", "lf"), page, 0.0)
+    assert "not a positive number" in bad["rate_feedback"][0].children
+    assert bad["rate_feedback"][1] == scenario_bar.rate_feedback(-100)[1]
+    assert "whatif" not in bad
