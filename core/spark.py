@@ -88,6 +88,13 @@ MASTER_CHECK_S = 3.0  # s: the whole check of a spark:// master (every host of i
 MASTER_PROBE_S = 1.5  # s: at most, per host: name lookup, connection, answer
 MAX_LOCAL_THREADS = 1024  # local[N]: N at most this
 MAX_MESSAGE_CHARS = 400  # a task's error message is cut to this many characters
+# Spark ends every idle Python worker after a minute with no worker activity (its
+# PythonWorkerFactory's IDLE_WORKER_TIMEOUT, one minute, not configurable): the next job then
+# starts new workers, which import numpy and the core again and whose memos (a search's R*
+# per placement) are empty. keep_workers runs a one-task job this often to keep them.
+KEEP_WORKERS_EVERY_S = 40.0  # s between keep-alive jobs (< the factory's 60 s)
+KEEP_WORKERS_FOR_S = 1800.0  # s after the last job or keep_workers call: then they may go
+KEEP_GROUP = "slotscope-keep-workers"  # the keep-alive jobs' group
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")  # Spark's JVM logs: errors only
 
 _LOCAL = re.compile(r"local(?:\[(?P<threads>\*|[0-9]+)(?:\s*,\s*(?P<failures>[0-9]+))?\])?")
@@ -126,6 +133,9 @@ class _Holder:
     verbose = False
     log: Path | None = None  # the JVM's output, when it is not on stderr
     keep_log = False  # an error line named the log: it stays after the process
+    keeper: threading.Thread | None = None  # keep_workers' thread, while it runs
+    kept: Any = None  # the session keep_workers' thread keeps
+    last_job = 0.0  # time.monotonic() of the last job started or ended, or keep_workers call
 
 
 def resolve_master(master: str | None = None) -> str:
@@ -394,6 +404,61 @@ def stop_session() -> None:
         _Holder.session, _Holder.master = None, None
 
 
+def keep_workers(master: str | None = None) -> bool:
+    """Keep the local session's Python workers alive between jobs, ``KEEP_WORKERS_FOR_S``
+    seconds from now and from each job's end.
+
+    Spark ends idle Python workers after a minute (see ``KEEP_WORKERS_EVERY_S``), so a job
+    started later pays new workers: their imports, and the memos its tasks had filled (the
+    dashboard's Simulate on wordcount: 13 s instead of 4). A daemon thread runs a one-task
+    job (``KEEP_GROUP``) every ``KEEP_WORKERS_EVERY_S`` seconds while no other job runs,
+    until the session stops or ``KEEP_WORKERS_FOR_S`` pass without a job. Local masters
+    only (a cluster's executors are not this process's to keep busy); answers whether the
+    workers are kept. Raises as :func:`get_session`.
+    """
+    session = get_session(master)
+    if not session.sparkContext.master.startswith("local"):
+        return False
+    with _Holder.lock:
+        _Holder.last_job = time.monotonic()
+        if not keeping_workers() or _Holder.kept is not session:  # the old one ends itself
+            _Holder.kept = session
+            _Holder.keeper = threading.Thread(
+                target=_keep, args=(session,), name=KEEP_GROUP, daemon=True
+            )
+            _Holder.keeper.start()
+    return True
+
+
+def keeping_workers() -> bool:
+    """Whether :func:`keep_workers`' thread runs."""
+    keeper = _Holder.keeper
+    return keeper is not None and keeper.is_alive()
+
+
+def _keep(session) -> None:
+    """:func:`keep_workers`' thread: a keep-alive job now and then, for as long as it should."""
+    while True:
+        time.sleep(KEEP_WORKERS_EVERY_S)
+        with _Holder.lock:
+            if _Holder.session is not session or _Holder.kept is not session:
+                return  # stopped, or another master's session
+            if time.monotonic() - _Holder.last_job > KEEP_WORKERS_FOR_S:
+                _Holder.keeper = None
+                return
+        sc = session.sparkContext
+        try:
+            if sc.statusTracker().getActiveStageIds():
+                continue  # a job runs: its tasks are the workers' activity
+            sc.setJobGroup(KEEP_GROUP, "slotscope: keep the Python workers", True)
+            sc.parallelize([0], 1).map(abs).collect()  # one task: one worker taken, released
+        except Exception:  # the session stopped meanwhile: nothing left to keep
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                sc.setLocalProperty("spark.jobGroup.id", None)
+
+
 def engine_info(master: str | None = None) -> dict[str, Any]:
     """What runs the jobs: master URL, Spark version, default parallelism."""
     sc = get_session(master).sparkContext
@@ -508,7 +573,11 @@ def map_tasks(
         finally:
             sc.setLocalProperty("spark.jobGroup.id", None)
 
-    rows = _watch(session, job, group, len(tasks), progress, lambda: done.value, deadline_s)
+    _Holder.last_job = time.monotonic()
+    try:
+        rows = _watch(session, job, group, len(tasks), progress, lambda: done.value, deadline_s)
+    finally:
+        _Holder.last_job = time.monotonic()
     failed = next((value for ok, value in rows if not ok), None)
     if failed is not None:
         raise TaskFailed(f"a task of the Spark job failed: {failed}")

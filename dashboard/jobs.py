@@ -43,7 +43,7 @@ from flask import current_app, has_request_context, request
 from flask_caching.backends.base import BaseCache
 
 from core import spark
-from core.comparison import compare, explain_failure, placement_key
+from core.comparison import compare, explain_failure, scheduler_key
 from core.model import Scenario, ScenarioError
 from core.placement import SchedulerError
 from core.presets import preset
@@ -111,11 +111,14 @@ def spark_compare(
     group: str | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """:func:`core.comparison.compare` as one Spark job on ``master``, in job group ``group``."""
+    """:func:`core.comparison.compare` as one Spark job on ``master``, in job group ``group``:
+    a Spark task per scheduler (its rates in one worker, :func:`~core.comparison.scheduler_key`),
+    the searches' started first."""
     mapper = functools.partial(
-        spark.map_tasks, group=group, progress=progress, master=master, key=placement_key
+        spark.map_tasks, group=group, progress=progress, master=master, key=scheduler_key
     )
     engine = spark.engine_info(master)
+    spark.keep_workers(master)  # Spark would end its idle workers, imports and memos, in 60 s
     spark.lower_priority(SPARK_NICE)  # the JVM and its Python workers yield to the page
     try:
         return compare(scenario, schedulers, rates, replicas, tuples, seed, mapper, engine)

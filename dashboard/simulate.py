@@ -195,7 +195,7 @@ def is_topology_set(scenario: Mapping[str, Any] | None) -> bool:
     return len((scenario or {}).get("topologies") or []) > 1
 
 
-def _pack(
+def results_store(
     doc: Mapping[str, Any], offered: float, scenario_text: str, kind: str = ""
 ) -> dict[str, Any]:
     """What the results store holds: the rows, and the scenario they belong to."""
@@ -330,7 +330,7 @@ def start_simulation(clicks, scenario, selected, params, rate, sweep, replicas, 
             "job": job,
             "poll": True,
             "message": "",
-            "results": no_update if same else _pack(doc, float(rate), text, kind),
+            "results": no_update if same else results_store(doc, float(rate), text, kind),
             "buttons": (False, True),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
@@ -379,7 +379,9 @@ def poll_job(tick, job):
         doc = pool.result(job["id"])
         return {
             **stopped,
-            "results": _pack(doc, job["rate"], job.get("scenario", ""), job.get("kind", "")),
+            "results": results_store(
+                doc, job["rate"], job.get("scenario", ""), job.get("kind", "")
+            ),
             "bar": _bar(1, 1, DONE),
             "label": _done_label(status, doc),
             "message": "",

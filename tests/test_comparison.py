@@ -8,6 +8,7 @@ from core.comparison import (
     compare,
     comparison_tasks,
     run_task,
+    scheduler_key,
     scheduler_list,
 )
 from core.figures import Result, Skipped
@@ -16,6 +17,7 @@ from core.registry import SCHEDULERS, SchedulerError, feed, run_scheduler
 from core.report import flatten_result
 from core.simulator import observe, simulate
 from core.simulator.coefficients import capacity_cores
+from core.spark import task_batches
 
 
 def test_all_expands_to_the_registry_in_order():
@@ -173,3 +175,29 @@ def test_compare_in_process_runs_every_task_sorted_by_the_requested_order():
     for row in doc["results"]:
         want = direct[(row["scheduler"], row["rate"])]
         assert row["throughput"] == want["throughput"] and row["max_rate"] == want["max_rate"]
+
+
+def test_a_sweep_is_one_spark_task_per_scheduler_the_searches_first_rows_unmoved():
+    """Simulate's job (dashboard.jobs.spark_compare): every rate of a scheduler in one Spark
+    task (a search's R* memo serves its later rates), the searches' tasks started first;
+    the rows come back in the requested order all the same."""
+    sc = preset("lf-linear")
+    schedulers = [("even", {}), ("slotscope", {"budget": 50}), ("lf", {})]
+    rates = [500.0, 100.0, 250.0]
+    tasks = comparison_tasks(sc, schedulers, rates, tuples=200)
+    assert len({scheduler_key(t) for t in tasks}) == 3
+    other = comparison_tasks(sc, [("slotscope", {"budget": 60})], rates, tuples=200)[0]
+    assert scheduler_key(other) != scheduler_key(tasks[3])  # other parameters, other memo
+    batches = task_batches(tasks, scheduler_key, 2)  # at most 9 // 4 = 2 tasks a batch
+    assert [len(b) for b in batches] == [2, 1, 2, 1, 2, 1]
+    assert all(len({t["scheduler"] for t in b}) == 1 for b in batches)
+    seen = []
+
+    def recording_map(func, given):
+        seen.extend(t["scheduler"] for t in given)
+        return map(func, given)
+
+    doc = compare(sc, schedulers, rates, tuples=200, mapper=recording_map)
+    assert seen == ["slotscope"] * 3 + ["even"] * 3 + ["lf"] * 3
+    order = [(r["scheduler"], r["rate"]) for r in doc["results"]]
+    assert order == [(s, r) for s, _ in schedulers for r in sorted(rates)]

@@ -97,6 +97,25 @@ def test_a_batch_runs_in_order_in_one_worker_and_progress_counts_tasks(spark):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+def test_kept_workers_get_a_keep_alive_job_until_no_job_ran_for_the_window(spark, monkeypatch):
+    """Spark ends Python workers idle for a minute (their imports and memos with them):
+    keep_workers runs a one-task job in its own group every KEEP_WORKERS_EVERY_S meanwhile,
+    and stops once KEEP_WORKERS_FOR_S pass with no job."""
+    monkeypatch.setattr(runner, "KEEP_WORKERS_EVERY_S", 0.2)
+    tracker = spark.sparkContext.statusTracker()
+    before = len(tracker.getJobIdsForGroup(runner.KEEP_GROUP))
+    assert runner.keep_workers() and runner.keeping_workers()
+    deadline = time.monotonic() + 30
+    while len(tracker.getJobIdsForGroup(runner.KEEP_GROUP)) < before + 2:
+        assert time.monotonic() < deadline, "no keep-alive job within 30 s"
+        time.sleep(0.1)
+    assert runner.map_tasks(abs, [-1, 2]) == [1, 2]  # jobs run as ever meanwhile
+    monkeypatch.setattr(runner, "KEEP_WORKERS_FOR_S", 0.0)
+    while runner.keeping_workers():
+        assert time.monotonic() < deadline + 30, "the keeper did not stop"
+        time.sleep(0.1)
+
+
 def test_with_placement_keys_a_comparison_gives_the_rows_of_one_task_each(spark):
     sc = preset("lf-diamond")
     schedulers = [("even", {}), ("lf", {})]
