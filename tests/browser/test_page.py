@@ -40,6 +40,12 @@ def test_every_scheduler_gets_a_dag_and_a_placement_headless(page):
             wait_until(lambda s=s: executor_count(page, s) == executors, message=s)
     assert "preset=wordcount" in page.driver.current_url
     assert page.get_logs() == []
+    labels = page.driver.execute_script(  # each pane's label, drawn by CSS from data-label
+        "return [...document.querySelectorAll('.panel .pane')].map("
+        "p => getComputedStyle(p, '::before').content)"
+    )
+    assert labels[:2] == ['"Topology"', '"Placement: node › slot › executor"']
+    assert len(labels) == 2 * len(selected)
 
     assert set(edge_display(page, "top-storm", "inter-node")) == {"element"}
     assert set(edge_display(page, "top-storm", "inter-worker")) == {"none"}
