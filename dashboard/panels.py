@@ -526,6 +526,8 @@ def unchanged(
     },
     inputs={
         "pair": (Input(ids.COMPARE_A, "value"), Input(ids.COMPARE_B, "value")),
+        # a panel the ranking waited for got its result: the pair may be complete now
+        "refreshed": Input(ranking.REFRESH_STORE, "data"),
         "scenario_data": State(ids.SCENARIO_STORE, "data"),
         "params": State(ids.PARAMS_STORE, "data"),
         "rate": State(ids.RATE, "value"),
@@ -534,11 +536,13 @@ def unchanged(
     },
     prevent_initial_call=True,
 )
-def compare_pair(pair, scenario_data, params, rate, all_edges, styles):
+def compare_pair(pair, refreshed, scenario_data, params, rate, all_edges, styles):
     """A pair picked: what moved and the difference table (:mod:`dashboard.compare`), the
     compare store, and the maps' outlines, in one answer (the store no longer triggers a
     restyle of its own: ``dashboard.map_styles`` reads it as a state). A new scenario,
-    parameters or rate refresh all three with the panels (:func:`fill_panels`)."""
+    parameters or rate refresh all three with the panels (:func:`fill_panels`); so does a
+    background placement the page waited for (``refreshed``: the served page or an edit
+    may have said "waiting" for one of the pair)."""
     if not scenario_data or not rate or rate <= 0:
         raise PreventUpdate
     text = canonical(scenario_data)

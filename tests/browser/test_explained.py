@@ -127,3 +127,27 @@ def test_the_ranking_takes_in_a_placement_finished_in_the_background(monkeypatch
         "var w = document.querySelector('.ranking-waiting'); return w ? w.textContent : '';"
     )
     assert SLOW not in waiting
+
+
+def test_the_compare_result_takes_in_a_placement_finished_in_the_background(monkeypatch, dash_duo):
+    """A pair whose second placement was still running when the page was served says it
+    waits, then shows what moved once that placement is in (Present mode's headline)."""
+    from dashboard import compute
+    from dashboard.app import app
+
+    run, done = jobs.placements._run, threading.Event()
+
+    def slowly(key):
+        if key[1] == SLOW:
+            done.wait(60)
+        return run(key)
+
+    monkeypatch.setattr(compute, "SEARCHES", (*compute.SEARCHES, SLOW))
+    monkeypatch.setattr(jobs.placements, "_run", slowly)
+    dash_duo.start_server(app)
+    # a preset no other test of the file places, so its placement is not remembered yet
+    dash_duo.driver.get(f"{dash_duo.server_url}/?preset=rstorm-diamond&present=even,{SLOW}")
+    result = f"#{ids.COMPARE_RESULT}"
+    wait_until(lambda: "Waiting" in dash_duo.find_element(result).text, timeout=20)
+    done.set()
+    wait_until(lambda: f"{SLOW} places" in dash_duo.find_element(result).text, timeout=30)
