@@ -93,6 +93,7 @@ MAX_MESSAGE_CHARS = 400  # a task's error message is cut to this many characters
 # starts new workers, which import numpy and the core again and whose memos (a search's R*
 # per placement) are empty. keep_workers runs a one-task job this often to keep them.
 KEEP_WORKERS_EVERY_S = 40.0  # s between keep-alive jobs (< the factory's 60 s)
+KEEP_TICK_S = 0.5  # s: how often the keep-alive thread looks at the clock
 KEEP_WORKERS_FOR_S = 1800.0  # s after the last job or keep_workers call: then they may go
 KEEP_GROUP = "slotscope-keep-workers"  # the keep-alive jobs' group
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")  # Spark's JVM logs: errors only
@@ -438,8 +439,12 @@ def keeping_workers() -> bool:
 
 def _keep(session) -> None:
     """:func:`keep_workers`' thread: a keep-alive job now and then, for as long as it should."""
+    since = time.monotonic()
     while True:
-        time.sleep(KEEP_WORKERS_EVERY_S)
+        time.sleep(KEEP_TICK_S)  # in ticks: a new interval takes effect within one
+        if time.monotonic() - since < KEEP_WORKERS_EVERY_S:
+            continue
+        since = time.monotonic()
         with _Holder.lock:
             if _Holder.session is not session or _Holder.kept is not session:
                 return  # stopped, or another master's session
