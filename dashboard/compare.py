@@ -159,18 +159,6 @@ def pair_evaluations(
     return ea, eb
 
 
-def pair_store(
-    text: str,
-    pair: Sequence[str | None],
-    params: Mapping[str, Mapping[str, Any]] | None,
-    rate: float,
-) -> dict[str, Any] | None:
-    """What the compare store holds for the picked ``pair`` (the maps' outlines, as
-    ``dashboard.panels`` writes it with a pair picked or a refresh): None for no pair or
-    while either is placed in the background."""
-    return store_of_pair(pair, pair_evaluations(text, pair, params, rate))
-
-
 def store_of_pair(
     pair: Sequence[str | None], evaluated: tuple[Evaluation, Evaluation] | str
 ) -> dict[str, Any] | None:

@@ -102,9 +102,10 @@ def test_a_panel_image_carries_its_scheduler_scenario_figures_and_legend(page):
         assert legend in texts, legend
 
 
-def test_the_ranking_takes_in_a_placement_finished_in_the_background(monkeypatch, dash_duo):
+@pytest.fixture
+def slow_placement(monkeypatch):
+    """SLOW is placed "in the background", done when the test sets the returned event."""
     from dashboard import compute
-    from dashboard.app import app
 
     run, done = jobs.placements._run, threading.Event()
 
@@ -115,13 +116,19 @@ def test_the_ranking_takes_in_a_placement_finished_in_the_background(monkeypatch
 
     monkeypatch.setattr(compute, "SEARCHES", (*compute.SEARCHES, SLOW))
     monkeypatch.setattr(jobs.placements, "_run", slowly)
+    return done
+
+
+def test_the_ranking_takes_in_a_placement_finished_in_the_background(slow_placement, dash_duo):
+    from dashboard.app import app
+
     assert SLOW in default_selection()
     dash_duo.start_server(app)
     dash_duo.wait_for_element(".panel .cyto-map canvas", timeout=20)
     wait_until(lambda: executor_count(dash_duo, "even") > 0)
     wait_until(lambda: SLOW in dash_duo.find_element(".ranking-waiting").text)
     assert SLOW not in _ranked(dash_duo) and "even" in _ranked(dash_duo)
-    done.set()  # the placement finishes: the panel polls it in, and the ranking follows
+    slow_placement.set()  # the placement finishes: the panel polls it in, and the ranking follows
     wait_until(lambda: SLOW in _ranked(dash_duo), timeout=30)
     waiting = dash_duo.driver.execute_script(
         "var w = document.querySelector('.ranking-waiting'); return w ? w.textContent : '';"
@@ -129,25 +136,17 @@ def test_the_ranking_takes_in_a_placement_finished_in_the_background(monkeypatch
     assert SLOW not in waiting
 
 
-def test_the_compare_result_takes_in_a_placement_finished_in_the_background(monkeypatch, dash_duo):
+def test_the_compare_result_takes_in_a_placement_finished_in_the_background(
+    slow_placement, dash_duo
+):
     """A pair whose second placement was still running when the page was served says it
     waits, then shows what moved once that placement is in (Present mode's headline)."""
-    from dashboard import compute
     from dashboard.app import app
 
-    run, done = jobs.placements._run, threading.Event()
-
-    def slowly(key):
-        if key[1] == SLOW:
-            done.wait(60)
-        return run(key)
-
-    monkeypatch.setattr(compute, "SEARCHES", (*compute.SEARCHES, SLOW))
-    monkeypatch.setattr(jobs.placements, "_run", slowly)
     dash_duo.start_server(app)
     # a preset no other test of the file places, so its placement is not remembered yet
     dash_duo.driver.get(f"{dash_duo.server_url}/?preset=rstorm-diamond&present=even,{SLOW}")
     result = f"#{ids.COMPARE_RESULT}"
     wait_until(lambda: "Waiting" in dash_duo.find_element(result).text, timeout=20)
-    done.set()
+    slow_placement.set()
     wait_until(lambda: f"{SLOW} places" in dash_duo.find_element(result).text, timeout=30)

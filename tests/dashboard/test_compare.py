@@ -53,15 +53,15 @@ def test_moved_styles_outline_node_moves_solid_and_worker_moves_dashed():
 
 
 def test_a_pair_is_two_known_schedulers_and_its_result_says_what_moved():
-    from dashboard.compare import PICK_TWO, pair_evaluations, pair_store, result_of
+    from dashboard.compare import PICK_TWO, pair_evaluations, result_of, store_of_pair
 
     text = canonical(preset_json("lf-ascent"))
     assert pair_evaluations(text, ("even", "even"), {}, 100.0) == PICK_TWO
     assert pair_evaluations(text, ("even", "nope"), {}, 100.0) == PICK_TWO
-    assert pair_store(text, ("even", None), {}, 100.0) is None
+    assert store_of_pair(("even", None), pair_evaluations(text, ("even", None), {}, 100.0)) is None
     ev, lf = pair_evaluations(text, ("even", "lf"), {}, 100.0)
     moved = len(changes_of(ev, lf).moved_node)
-    assert pair_store(text, ("even", "lf"), {}, 100.0)["moved_node"] == list(
+    assert store_of_pair(("even", "lf"), (ev, lf))["moved_node"] == list(
         changes_of(ev, lf).moved_node
     )
     # one component (display-only HTML) holding the sentence and the table

@@ -104,9 +104,9 @@ def test_a_refresh_outlines_the_compared_pair_as_the_compare_store_does():
     ea, eb = (evaluate(text, s, "{}", rate) for s in ("even", "lf"))
     store = compare.store_of("even", "lf", compare.changes_of(ea, eb))
     assert store["moved_node"] or store["moved_slot"]  # lf moves executors even places
-    assert compare.pair_store(text, ("even", "lf"), {}, rate) == store
-    assert compare.pair_store(text, ("even", "even"), {}, rate) is None
-    assert compare.pair_store(text, ("even", None), {}, rate) is None
+    for pair, want in ((("even", "lf"), store), (("even", "even"), None), (("even", None), None)):
+        evaluated = compare.pair_evaluations(text, pair, {}, rate)
+        assert compare.store_of_pair(pair, evaluated) == want
     shown = ["even", "lf", "toss"]
     wanted = [panel_stylesheet(False, store, s, text, "{}", rate) for s in shown]
     assert wanted[0] != wanted[2]  # even's map rings the moved executors, toss's does not
