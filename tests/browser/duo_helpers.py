@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
+
 
 def wait_until(condition, timeout: float = 15.0, interval: float = 0.1, message: str = ""):
     """Poll ``condition`` until it is truthy; return its value or fail the test."""
@@ -74,14 +76,24 @@ def cell_element(duo, grid_id: str, row: int, column: str):
 
 def click(duo, selector_or_element) -> None:
     """Click an element after scrolling it to the middle of the window (clear of the sticky
-    top bar)."""
-    element = (
-        duo.find_element(selector_or_element)
-        if isinstance(selector_or_element, str)
-        else selector_or_element
-    )
-    duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
+    top bar). An element given by its selector is found again if the page redrew it
+    meanwhile (a display-only block is drawn anew when its script arrives)."""
+    if not isinstance(selector_or_element, str):
+        duo.driver.execute_script(
+            "arguments[0].scrollIntoView({block: 'center'})", selector_or_element
+        )
+        selector_or_element.click()
+        return
+    for attempt in range(5):
+        try:
+            element = duo.find_element(selector_or_element)
+            duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
 
 
 def edge_display(duo, scheduler: str, kind: str) -> list[str]:

@@ -135,14 +135,15 @@ def test_a_bad_upload_is_refused_with_a_message(page, tmp_path):
 
 def test_a_panel_exports_png_and_svg_and_the_scenario_downloads(page):
     download = Path(page.download_path)
-    for label, name in (
-        ("Placement PNG", "slotscope-top-storm-map.png"),
-        ("Topology SVG", "slotscope-top-storm-dag.svg"),
+    menu = '.panel[data-scheduler="top-storm"] .export-menu'
+    for label, graph, fmt, name in (
+        ("Placement PNG", "map", "png", "slotscope-top-storm-map.png"),
+        ("Topology SVG", "dag", "svg", "slotscope-top-storm-dag.svg"),
     ):
-        click(page, '.panel[data-scheduler="top-storm"] .export-menu summary')
-        menu = page.find_element('.panel[data-scheduler="top-storm"] .export-menu .menu')
-        buttons = menu.find_elements("css selector", "button")
-        click(page, next(b for b in buttons if b.get_attribute("textContent") == label))
+        click(page, f"{menu} summary")
+        item = f'{menu} .menu button[data-graph="{graph}"][data-fmt="{fmt}"]'
+        assert page.find_element(item).get_attribute("textContent") == label
+        click(page, item)
         wait_until(
             lambda name=name: (download / name).exists() and (download / name).stat().st_size
         )
