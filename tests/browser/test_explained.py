@@ -39,7 +39,8 @@ def _ranked(duo) -> list[str]:
 
 
 def test_the_glossary_names_every_term_and_figure_of_the_page(page):
-    terms = [e.text for e in page.find_elements("#glossary dt")]
+    # read again if a display-only block is drawn anew meanwhile (a stale element)
+    terms = wait_until(lambda: [e.text for e in page.find_elements("#glossary dt")])
     assert len(terms) == len(entries())
     for term in (
         "Max rate R*",
@@ -54,7 +55,7 @@ def test_the_glossary_names_every_term_and_figure_of_the_page(page):
     ):
         assert term in terms, term
     # the ranking's column headings are explained there too
-    headings = [h.text for h in page.find_elements(f"#{ids.RANKING} th")][1:]
+    headings = wait_until(lambda: [h.text for h in page.find_elements(f"#{ids.RANKING} th")])[1:]
     for heading in headings:
         short = heading.split()[0].lower()
         assert any(short in t.lower() for t in terms), heading
