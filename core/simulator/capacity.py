@@ -404,17 +404,13 @@ class Evaluator:
         ``rate`` (tuples/s), cheaper than its :meth:`score`: under Storm 2's shuffle R* is
         a solve, and a search that keeps only placements reaching a rate skips the rest
         with this (:func:`core.simulator.spill.spill_below`). False when unsure, and
-        always without the spill (R* is then one pass: :meth:`score_many`)."""
+        always without the spill (R* is then one pass: :meth:`score_many`). A placement
+        whose R* is known answers from spill's memo, which holds every R* this Evaluator
+        solved."""
         rows = np.atleast_2d(np.asarray(slots, dtype=np.int64))
         if not self.table.has_spill:
             return [False] * len(rows)
-        with self._spill_lock:
-            found = [self._spill_cache.get(row.tobytes()) for row in rows]
-        answers = [None if f is None else bool(f[0] < rate) for f in found]
-        todo = [b for b, answer in enumerate(answers) if answer is None]
-        for b, answer in zip(todo, spill_below(self.coef, rows[todo], rate), strict=True):
-            answers[b] = answer
-        return answers
+        return spill_below(self.coef, rows, rate)
 
     def evaluate(self, slots: np.ndarray, rate: float | None = None) -> Analysis:
         """The full :class:`Analysis` of one placement at offered rate ``rate``."""
